@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The operator's command line. `npm install` builds dist/ (the `prepare` script).
+import '../dist/cli/main.js';

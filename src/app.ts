@@ -1,0 +1,74 @@
+// buildApp(deps): plugins in a fixed order, the auth hook, module routes, error and not-found handlers.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { DB } from './db/schema.js';
+import { registerAuth } from './http/auth.js';
+import { registerRequestContext } from './http/context.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { registerJsonParser } from './http/json-parser.js';
+import { registerOpenApi } from './http/openapi.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import { validatorCompiler } from './http/validation.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { customerRoutes } from './modules/customers/index.js';
+import { docsRoutes } from './modules/docs/docs.routes.js';
+import type { Clock } from './shared/clock.js';
+import { newId } from './shared/ids.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Kysely<DB>;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+
+    trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  // Every /v1 route must say who may call it: a scope list or an explicit access level.
+  app.addHook('onRoute', (route) => {
+    const cfg = (route.config ?? {}) as { scopes?: unknown[]; access?: string };
+    if (route.url.startsWith('/v1/') && !cfg.access && !(cfg.scopes && cfg.scopes.length > 0)) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares neither scopes nor access`);
+    }
+  });
+
+  registerJsonParser(app);
+  registerRequestContext(app, deps.config);
+  registerErrorHandling(app, deps.config);
+  registerAuth(app, deps);
+  registerIdempotency(app, deps);
+  // Bodies are optional on endpoints whose fields are all optional: no body reads as {}.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+  });
+  await registerOpenApi(app, deps.config);
+
+  await app.register(docsRoutes);
+  await app.register(
+    async (v1) => {
+      await v1.register(authRoutes, { deps });
+      await v1.register(customerRoutes, { deps });
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,239 @@
+// The operator's `cowrie` command line (DECISIONS "Running it"). Every command takes --json.
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { createKey, revokeKey, rotateKey } from '../modules/keys/index.js';
+import {
+  createMerchant,
+  setMerchantLimits,
+  setMerchantStatus,
+  verifyMerchant,
+} from '../modules/merchants/index.js';
+import { printDemoBanner, startCowrie } from '../main.js';
+import { systemClock } from '../shared/clock.js';
+import { AppError } from '../shared/errors.js';
+
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+interface JsonOpt {
+  json?: boolean;
+}
+
+class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode = 0;
+  const wantJson = argv.includes('--json');
+  let config: Config | null = null;
+  const getConfig = () => (config ??= loadConfig(io.env));
+
+  const emit = (opts: JsonOpt, value: unknown, human: string) => {
+    io.out(opts.json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+  };
+
+  /** Opens the database (migrated), runs the command, closes it. */
+  const withDb = async <T>(fn: (database: Database) => Promise<T>): Promise<T> => {
+    const database = openDatabase(getConfig().databaseUrl);
+    try {
+      await migrateToLatest(database);
+      return await fn(database);
+    } finally {
+      await database.close();
+    }
+  };
+
+  const program = new Command('cowrie')
+    .description('Cowrie payment-acceptance server: run it and administer merchants and keys.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('Run the API (live and sandbox listeners), checkout and background workers')
+    .option('--json', 'log start-up as JSON only')
+    .action(async (opts: JsonOpt) => {
+      const running = await startCowrie(getConfig());
+      if (running.demo) {
+        if (opts.json) io.out(`${JSON.stringify({ demo_merchant: running.demo })}\n`);
+        else printDemoBanner(running.demo, running.config, io.out);
+      }
+      for (const l of running.listeners.listeners) {
+        running.logger.info({ environment: l.environment, address: l.address, port: l.port }, 'listening');
+      }
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          running.logger.info({ signal }, 'shutting down');
+          running.stop().then(resolve, (err) => {
+            running.logger.error({ err }, 'shutdown failed');
+            resolve();
+          });
+        };
+        process.once('SIGINT', () => shutdown('SIGINT'));
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+      });
+    });
+
+  program
+    .command('migrate')
+    .description('Apply database migrations')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: JsonOpt) => {
+      const database = openDatabase(getConfig().databaseUrl);
+      let outcome;
+      try {
+        outcome = await migrateToLatest(database);
+      } finally {
+        await database.close();
+      }
+      emit(opts, outcome, outcome.applied.length ? `Applied: ${outcome.applied.join(', ')}` : 'Database is up to date.');
+    });
+
+  const merchants = program.command('merchants').description('Create and administer merchants');
+  merchants
+    .command('create')
+    .description('Create a merchant with its default app and sandbox keys (and a live key when --verified)')
+    .requiredOption('--name <name>', 'business name')
+    .option('--verified', 'mark business verification (KYB) as passed')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: JsonOpt & { name: string; verified?: boolean }) => {
+      const created = await withDb((d) => createMerchant(d.db, systemClock, { name: opts.name, verified: opts.verified ?? false }));
+      emit(
+        opts,
+        { merchant: { id: created.merchant.id, name: created.merchant.name, kyb_status: created.merchant.kyb_status }, keys: created.keys },
+        [
+          `Merchant ${created.merchant.id} (${created.merchant.name}), KYB ${created.merchant.kyb_status}`,
+          `  sandbox secret key:  ${created.keys.test_secret}`,
+          `  sandbox publishable: ${created.keys.test_publishable}`,
+          ...(created.keys.live_secret ? [`  live secret key:     ${created.keys.live_secret}`] : []),
+          'Keys are shown once.',
+        ].join('\n'),
+      );
+    });
+  merchants
+    .command('verify <merchant_id>')
+    .description('Mark a merchant as verified (KYB), allowing live keys')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt) => {
+      const m = await withDb((d) => verifyMerchant(d.db, id));
+      emit(opts, { merchant: m }, `Merchant ${m.id} is verified.`);
+    });
+  merchants
+    .command('limits <merchant_id>')
+    .description("Set receiving caps in fiat value (decimal, or 'none' to remove one)")
+    .option('--per-payment <amount>', 'cap on one payment')
+    .option('--daily <amount>', 'cap over a rolling 24 hours')
+    .option('--monthly <amount>', 'cap over a rolling 30 days')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt & { perPayment?: string; daily?: string; monthly?: string }) => {
+      const m = await withDb((d) => setMerchantLimits(d.db, id, opts));
+      emit(
+        opts,
+        { merchant: m },
+        `Limits of ${m.id}: per payment ${m.limits.per_payment ?? 'none'}, daily ${m.limits.daily ?? 'none'}, monthly ${m.limits.monthly ?? 'none'}`,
+      );
+    });
+  for (const [name, status, text] of [
+    ['suspend', 'suspended', 'Suspend a merchant: its live keys answer 403 account_inactive'],
+    ['reactivate', 'active', 'Reactivate a suspended merchant'],
+  ] as const) {
+    merchants
+      .command(`${name} <merchant_id>`)
+      .description(text)
+      .option('--json', 'machine-readable output')
+      .action(async (id: string, opts: JsonOpt) => {
+        const m = await withDb((d) => setMerchantStatus(d.db, id, status));
+        emit(opts, { merchant: m }, `Merchant ${m.id} is ${m.status}.`);
+      });
+  }
+
+  const keys = program.command('keys').description('Create, revoke and rotate API keys');
+  keys
+    .command('create')
+    .description('Create an API key (shown once)')
+    .requiredOption('--merchant <merchant_id>', 'owning merchant')
+    .addOption(new Option('--env <env>', 'environment').choices(['test', 'live']).makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'key type').choices(['secret', 'restricted', 'publishable']).default('secret'))
+    .option('--scopes <list>', 'comma-separated scopes (restricted keys)', list)
+    .option('--allow-ip <list>', 'comma-separated addresses or CIDR ranges (live keys)', list)
+    .option('--json', 'machine-readable output')
+    .action(
+      async (
+        opts: JsonOpt & { merchant: string; env: 'test' | 'live'; type: 'secret' | 'restricted' | 'publishable'; scopes?: string[]; allowIp?: string[] },
+      ) => {
+        const issued = await withDb((d) =>
+          createKey(d.db, systemClock, {
+            merchantId: opts.merchant,
+            environment: opts.env,
+            type: opts.type,
+            scopes: opts.scopes,
+            allowedIps: opts.allowIp,
+          }),
+        );
+        emit(opts, issued, `Key ${issued.id} (${issued.environment} ${issued.type}): ${issued.key}\nShown once; store it now.`);
+      },
+    );
+  keys
+    .command('revoke <key_id>')
+    .description('Revoke a key at once')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt) => {
+      const k = await withDb((d) => revokeKey(d.db, systemClock, id));
+      emit(opts, { id: k.id, object: 'api_key', revoked: true, revoked_at: new Date(k.revoked_at!).toISOString() }, `Key ${k.id} is revoked.`);
+    });
+  keys
+    .command('rotate <key_id>')
+    .description('Issue a replacement key; the old one keeps working until it expires')
+    .option('--expires-in-hours <hours>', 'grace period of the old key (0 ends it at once)', '24')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt & { expiresInHours: string }) => {
+      const hours = Number(opts.expiresInHours);
+      if (!/^\d+(\.\d+)?$/.test(opts.expiresInHours)) throw new CliFailure('--expires-in-hours must be a number of hours', 'parameter_invalid');
+      const r = await withDb((d) => rotateKey(d.db, systemClock, id, hours));
+      emit(
+        opts,
+        r,
+        `New key ${r.new_key.id}: ${r.new_key.key}\nShown once. The old key ${r.old_key.id} works until ${r.old_key.expires_at}.`,
+      );
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    exitCode = reportFailure(err, wantJson, io);
+  }
+  return exitCode;
+}
+
+function reportFailure(err: unknown, json: boolean, io: CliIo): number {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; usage errors have been printed by commander.
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  let code = 'error';
+  let message = err instanceof Error ? err.message : String(err);
+  if (err instanceof AppError || err instanceof CliFailure) code = err.code;
+  else if (err instanceof ConfigError) code = 'config_invalid';
+  if (json) io.out(`${JSON.stringify({ error: { code, message } })}\n`);
+  else io.err(`cowrie: ${message}\n`);
+  return 1;
+}

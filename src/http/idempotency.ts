@@ -1,0 +1,158 @@
+// Idempotency-Key on every POST (DECISIONS "Idempotency"). The first request with a key inserts an
+// in-progress row under a unique (merchant, key) constraint, so of any number of concurrent identical
+// requests exactly one runs; the others get 409 idempotency_in_progress or, once it finished, its
+// response replayed byte for byte. Outcomes under 500 are remembered for 24 hours; a 5xx is forgotten
+// so the client can retry.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB, IdempotencyKeysTable } from '../db/schema.js';
+import type { Clock } from '../shared/clock.js';
+import { AppError } from '../shared/errors.js';
+import { hashBody } from './json-parser.js';
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+/** An in-progress row older than this belongs to a request that died; a retry may take it over. */
+export const IDEMPOTENCY_LOCK_MS = 60_000;
+const MAX_KEY_LENGTH = 255;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: { merchantId: string; key: string; createdAt: number } | null;
+  }
+}
+
+function pathOf(request: FastifyRequest): string {
+  return (request.url.split('?')[0] ?? '').slice(0, 1000);
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>; clock: Clock }): void {
+  const { db, clock } = deps;
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST' || !request.auth) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] ?? '' : header;
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new AppError('parameter_invalid', `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`, {
+        param: 'Idempotency-Key',
+      });
+    }
+    const merchantId = request.auth.merchantId;
+    const requestHash = request.bodyHash || hashBody(undefined);
+    const path = pathOf(request);
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = clock.nowMs();
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values({
+          merchant_id: merchantId,
+          idem_key: key,
+          environment: request.environment,
+          method: request.method,
+          path,
+          request_hash: requestHash,
+          state: 'in_progress',
+          status_code: null,
+          content_type: null,
+          response_body: null,
+          created_at: now,
+          expires_at: now + IDEMPOTENCY_LOCK_MS,
+        })
+        .onConflict((oc) => oc.columns(['merchant_id', 'idem_key']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
+        request.idempotency = { merchantId, key, createdAt: now };
+        return;
+      }
+      const existing = await db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('merchant_id', '=', merchantId)
+        .where('idem_key', '=', key)
+        .executeTakeFirst();
+      if (!existing) continue; // forgotten between the two statements: try to claim it again
+      if (existing.expires_at <= now) {
+        // Past retention, or the lock of a request that died: forget it (only if still that row) and claim.
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('merchant_id', '=', merchantId)
+          .where('idem_key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .where('state', '=', existing.state)
+          .execute();
+        continue;
+      }
+      return answerExisting(request, reply, existing, path, requestHash);
+    }
+    throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const idem = request.idempotency;
+    if (!idem) return payload;
+    request.idempotency = null;
+    const where = db
+      .updateTable('idempotency_keys')
+      .where('merchant_id', '=', idem.merchantId)
+      .where('idem_key', '=', idem.key)
+      .where('created_at', '=', idem.createdAt);
+    try {
+      if (reply.statusCode >= 500 || typeof payload !== 'string') {
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('merchant_id', '=', idem.merchantId)
+          .where('idem_key', '=', idem.key)
+          .where('created_at', '=', idem.createdAt)
+          .execute();
+      } else {
+        await where
+          .set({
+            state: 'done',
+            status_code: reply.statusCode,
+            content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+            response_body: payload,
+            expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+          })
+          .execute();
+      }
+    } catch (err) {
+      // The response still goes out; the key's lock lapses after IDEMPOTENCY_LOCK_MS.
+      request.log.error({ err, reqId: request.id }, 'could not record idempotent response');
+    }
+    return payload;
+  });
+}
+
+function answerExisting(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  existing: IdempotencyKeysTable,
+  path: string,
+  requestHash: string,
+): FastifyReply {
+  if (existing.environment !== request.environment) {
+    throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used in the other environment; use a new key.', {
+      param: 'Idempotency-Key',
+    });
+  }
+  if (existing.method !== request.method || existing.path !== path || existing.request_hash !== requestHash) {
+    throw new AppError(
+      'idempotency_conflict',
+      'This Idempotency-Key was already used with different parameters or on another endpoint; use a new key.',
+      { param: 'Idempotency-Key' },
+    );
+  }
+  if (existing.state !== 'done' || existing.status_code === null || existing.response_body === null) {
+    throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+      param: 'Idempotency-Key',
+    });
+  }
+  return reply
+    .code(existing.status_code)
+    .header('Idempotent-Replayed', 'true')
+    .type(existing.content_type ?? 'application/json; charset=utf-8')
+    .send(existing.response_body);
+}

@@ -1,0 +1,80 @@
+// The JSON body parser: empty bodies are allowed (endpoints without a body), anything else must be a
+// JSON object whose strings are well-formed and free of NUL characters. The canonical form of the body is
+// hashed here for idempotency, before validation can touch it.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../shared/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** SHA-256 of the canonical JSON body ('' for no body). */
+    bodyHash: string;
+  }
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function hashBody(body: unknown): string {
+  return createHash('sha256').update(body === undefined ? '' : canonical(body)).digest('hex');
+}
+
+/** Rejects strings no database can keep faithfully: NUL characters and lone surrogates. */
+function checkStrings(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000') || !value.isWellFormed()) {
+      throw new AppError('parameter_invalid', `Invalid ${path || 'body'}: text must be valid Unicode without NUL characters`, {
+        param: path || null,
+      });
+    }
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => checkStrings(v, `${path}[${i}]`));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = path ? `${path}.${k}` : k;
+      checkStrings(k, p);
+      checkStrings(v, p);
+    }
+  }
+}
+
+export function registerJsonParser(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, text: string | Buffer, done) => {
+    const body = typeof text === 'string' ? text : text.toString('utf8');
+    if (body.trim() === '') {
+      request.bodyHash = hashBody(undefined);
+      done(null, undefined);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      done(new AppError('invalid_json', 'The request body is not valid JSON'), undefined);
+      return;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      done(new AppError('invalid_json', 'The request body must be a JSON object'), undefined);
+      return;
+    }
+    try {
+      checkStrings(parsed, '');
+    } catch (err) {
+      done(err as Error, undefined);
+      return;
+    }
+    request.bodyHash = hashBody(parsed);
+    done(null, parsed);
+  });
+  // Anything that is not JSON: 415 with a clear message, whatever the endpoint.
+  app.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'), undefined);
+  });
+}

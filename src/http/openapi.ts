@@ -1,0 +1,116 @@
+// The OpenAPI 3.1 document, generated from the route schemas by @fastify/swagger. Each operation also
+// names its scopes (`x-scopes` and the bearer security requirement), its error codes and the response
+// metadata headers.
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { ERROR_CODES } from '../shared/errors.js';
+import { ErrorEnvelope } from './schemas.js';
+import { API_VERSION } from './context.js';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized: missing, malformed, unknown, revoked or expired key',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal server error',
+};
+
+/** Error responses for a route's schema: the envelope, with the codes of each status listed. */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, typeof ErrorEnvelope> = {};
+  for (const status of [...statuses, 500]) {
+    const codes = Object.entries(ERROR_CODES)
+      .filter(([, info]) => info.status === status)
+      .map(([code]) => `\`${code}\``);
+    out[status] = { ...ErrorEnvelope, $id: undefined, description: `${STATUS_TEXT[status] ?? 'Error'}. Codes: ${codes.join(', ')}.` } as never;
+  }
+  return out;
+}
+
+const META_HEADERS = {
+  'Service-Request-Id': { description: 'Request identifier, to be quoted to support', schema: { type: 'string' } },
+  'Service-Version': { description: `API version (${API_VERSION})`, schema: { type: 'string' } },
+  'Service-Environment': { description: 'Environment that handled the request (`test` or `live`)', schema: { type: 'string' } },
+  'Service-RateLimit-Limit': { description: 'Requests a second this key may make', schema: { type: 'integer' } },
+  'Service-RateLimit-Remaining': { description: 'Requests left in the current second', schema: { type: 'integer' } },
+  'Service-RateLimit-Reset': { description: 'Whole seconds until the budget refills', schema: { type: 'integer' } },
+};
+
+export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cowrie payment-acceptance API',
+        version: API_VERSION,
+        description:
+          'Every request sends `Authorization: Bearer <key>`. Sandbox keys (`cwk_test_`) go to the sandbox server, live keys (`cwk_live_`) to the live one. Errors use one envelope; see /docs/errors.',
+      },
+      servers: [
+        { url: config.liveUrl, description: 'Live' },
+        { url: config.sandboxUrl, description: 'Sandbox' },
+      ],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: cwk_<test|live>_<sk|rk|pk>_…' } },
+        headers: META_HEADERS as never,
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const config = (route.config ?? {}) as { scopes?: string[]; access?: string };
+      const s = { ...(schema ?? {}) } as Record<string, unknown>;
+      if (config.access !== 'public') {
+        const scopes = config.scopes ?? [];
+        s['security'] = [{ bearerAuth: scopes }];
+        s['x-scopes'] = scopes;
+        s['description'] = [
+          s['description'],
+          scopes.length ? `Scope: any one of ${scopes.map((x) => `\`${x}\``).join(', ')}.` : 'Any valid key, publishable keys included.',
+        ]
+          .filter(Boolean)
+          .join(' ');
+        const methods = ([] as string[]).concat(route.method as string | string[]);
+        if (methods.includes('POST')) {
+          s['headers'] = {
+            type: 'object',
+            properties: {
+              'Idempotency-Key': {
+                type: 'string',
+                maxLength: 255,
+                description: 'Makes the POST safe to retry: the first response is replayed for 24 hours.',
+              },
+            },
+          };
+        }
+      } else {
+        s['security'] = [];
+      }
+      // Strip the /v1 prefix: the servers' URLs carry it.
+      return { schema: s as never, url: url.replace(/^\/v1(?=\/|$)/, '') || '/' };
+    },
+    transformObject: (documentObject) => {
+      const doc = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
+      for (const [path, item] of Object.entries<Record<string, any>>(doc['paths'] ?? {})) {
+        if (!path.startsWith('/') || path.startsWith('/docs')) continue;
+        for (const op of Object.values<Record<string, any>>(item)) {
+          for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
+            const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
+            headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
+            if (op['security']?.length) {
+              for (const h of ['Service-Environment', 'Service-RateLimit-Limit', 'Service-RateLimit-Remaining', 'Service-RateLimit-Reset']) {
+                headers[h] = { $ref: `#/components/headers/${h}` };
+              }
+            }
+            if (status === '429') headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } };
+            response['headers'] = { ...(response['headers'] ?? {}), ...headers };
+          }
+        }
+      }
+      return doc as never;
+    },
+  });
+}

@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify';
+import type { EnvironmentColumn } from '../db/schema.js';
+import type { AuthenticatedKey } from '../modules/keys/index.js';
+
+export interface RequestScope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+  key: AuthenticatedKey;
+}
+
+/** The merchant and environment every query of an authenticated route is confined to. */
+export function requireAuth(request: FastifyRequest): RequestScope {
+  const key = request.auth;
+  if (!key) throw new Error('route reached without authentication');
+  return { merchantId: key.merchantId, environment: request.environment, key };
+}

@@ -1,0 +1,113 @@
+// Two Ajv instances: bodies are validated strictly (a JSON number is never coerced into a decimal
+// string, unknown fields are errors); query strings and path parameters are coerced from text.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { AppError } from '../shared/errors.js';
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    verbose: true,
+    strict: false,
+  });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+/** `/customer/email` -> `customer.email`; `/items/0` -> `items[0]`. */
+function paramName(path: string, extra?: string): string {
+  const parts = path.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+/** Turns the first Ajv error of a request part into the API's error (section 7 and DECISIONS). */
+export function validationToAppError(errors: ErrorObject[], part: string | undefined): AppError {
+  const e = errors[0];
+  if (!e) return new AppError('parameter_invalid', 'The request is invalid');
+  const schema = (e.parentSchema ?? {}) as Record<string, unknown>;
+  if (e.keyword === 'required') {
+    const param = paramName(e.instancePath, String(e.params['missingProperty']));
+    return new AppError('parameter_missing', `Missing required parameter: ${param}`, { param });
+  }
+  if (e.keyword === 'additionalProperties') {
+    const param = paramName(e.instancePath, String(e.params['additionalProperty']));
+    const where = part === 'querystring' ? 'query parameter' : 'parameter';
+    return new AppError('parameter_unknown', `Received unknown ${where}: ${param}`, { param });
+  }
+  if (e.keyword === 'propertyNames') {
+    const param = paramName(e.instancePath, String(e.params['propertyName']));
+    return new AppError('parameter_invalid', `Invalid key ${param}: keys are 1 to 40 characters`, { param });
+  }
+  const param = paramName(e.instancePath) || (part === 'body' ? 'body' : part ?? 'request');
+  if (param === 'body' && e.keyword === 'type') {
+    return new AppError('invalid_json', 'The request body must be a JSON object');
+  }
+  let detail: string;
+  const custom = schema['x-message'];
+  if (typeof custom === 'string') {
+    detail = custom;
+  } else {
+    switch (e.keyword) {
+      case 'type': {
+        const want = String(e.params['type']).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+        detail = `must be ${want}`;
+        break;
+      }
+      case 'format':
+        detail = `must be a valid ${String(e.params['format'])}`;
+        break;
+      case 'enum':
+        detail = `must be one of: ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
+        break;
+      case 'const':
+        detail = `must be ${JSON.stringify(e.params['allowedValue'])}`;
+        break;
+      case 'maxLength':
+        detail = `must be at most ${String(e.params['limit'])} characters`;
+        break;
+      case 'minLength':
+        detail = `must be at least ${String(e.params['limit'])} characters`;
+        break;
+      case 'maximum':
+        detail = `must be at most ${String(e.params['limit'])}`;
+        break;
+      case 'minimum':
+        detail = `must be at least ${String(e.params['limit'])}`;
+        break;
+      case 'maxItems':
+        detail = `must have at most ${String(e.params['limit'])} items`;
+        break;
+      case 'maxProperties':
+        detail = `must have at most ${String(e.params['limit'])} keys`;
+        break;
+      default:
+        detail = e.message ?? 'is invalid';
+    }
+  }
+  return new AppError('parameter_invalid', `Invalid ${param}: ${detail}`, { param });
+}

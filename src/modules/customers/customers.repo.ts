@@ -1,0 +1,33 @@
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { CustomerRow, CustomersTable, DB, EnvironmentColumn } from '../../db/schema.js';
+import { keysetPage, type Cursor } from '../../http/pagination.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export interface Scope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
+export async function insertCustomer(db: Q, row: Insertable<CustomersTable>): Promise<void> {
+  await db.insertInto('customers').values(row).execute();
+}
+
+export async function findCustomer(db: Q, scope: Scope, id: string): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listCustomers(db: Q, scope: Scope, cursor: Cursor | null, limit: number): Promise<CustomerRow[]> {
+  const base = db
+    .selectFrom('customers')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment);
+  return keysetPage(base, cursor, limit).execute();
+}

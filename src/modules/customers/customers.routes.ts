@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { listQuerySchema } from '../../http/pagination.js';
+import { IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
+import { errorResponses } from '../../http/openapi.js';
+import { requireAuth } from '../../http/scope.js';
+import { withResponseMeta } from '../../http/context.js';
+import * as service from './customers.service.js';
+
+const customerProperties = {
+  id: Type.String({ description: 'Identifier, prefix `cus_`' }),
+  object: Type.Literal('customer'),
+  email: Type.Union([Type.String(), Type.Null()]),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  name: Type.Union([Type.String(), Type.Null()]),
+  reference: Type.Union([Type.String(), Type.Null()], { description: "The merchant's own customer id" }),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Type.String({ format: 'date-time' }),
+  livemode: Type.Boolean(),
+};
+
+export const CustomerRecord = Type.Object(customerProperties, { title: 'Customer' });
+const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
+
+const CreateCustomerBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
+        'x-message': 'must be a phone number of digits, optionally starting with + (for example +254712345678)',
+      }),
+    ),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+    reference: Type.Optional(Type.String({ maxLength: 256 })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+
+export const customerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const { db, clock } = deps;
+
+  app.post(
+    '/customers',
+    {
+      config: { scopes: ['customers:write'] },
+      schema: {
+        summary: 'Create a customer',
+        tags: ['Customers'],
+        body: CreateCustomerBody,
+        response: { 201: CustomerResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const auth = requireAuth(request);
+      const customer = await service.createCustomer(db, clock, auth, request.body);
+      return reply.code(201).send(withResponseMeta(request, customer));
+    },
+  );
+
+  app.get(
+    '/customers',
+    {
+      config: { scopes: ['customers:read'] },
+      schema: {
+        summary: 'List customers',
+        tags: ['Customers'],
+        querystring: listQuerySchema(20),
+        response: { 200: ListOf(CustomerRecord, { title: 'CustomerList' }), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const page = await service.listCustomers(db, auth, { limit: request.query.limit, startingAfter: request.query.starting_after });
+      return withResponseMeta(request, page);
+    },
+  );
+
+  app.get(
+    '/customers/:id',
+    {
+      config: { scopes: ['customers:read'] },
+      schema: {
+        summary: 'Retrieve a customer',
+        tags: ['Customers'],
+        params: IdParams,
+        response: { 200: CustomerResponse, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.getCustomer(db, requireAuth(request), request.params.id)),
+  );
+};

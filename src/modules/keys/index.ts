@@ -1,0 +1,5 @@
+export { authenticateKey, createKey, issueKey, revokeKey, rotateKey } from './keys.service.js';
+export type { AuthenticatedKey, IssuedKey, RotateOutcome } from './keys.service.js';
+export { claimedEnvironment, parseKey } from './key-format.js';
+export { ipAllowed } from './ip-allowlist.js';
+export { SCOPES, hasAnyScope, type Scope } from './scopes.js';

@@ -1,0 +1,65 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ApiKeyRow, DB, Merchant, NewApiKey } from '../../db/schema.js';
+import { forUpdate } from '../../db/dialect.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export async function insertKey(db: Q, row: NewApiKey): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+export async function findKeyById(db: Q, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function lockKeyById(trx: Transaction<DB>, id: string): Promise<ApiKeyRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('api_keys').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export interface KeyWithMerchant {
+  key: ApiKeyRow;
+  merchant: Merchant;
+}
+
+export async function findKeyByHash(db: Q, hash: string): Promise<KeyWithMerchant | undefined> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+    .selectAll('k')
+    .select([
+      'm.name as m_name',
+      'm.kyb_status as m_kyb_status',
+      'm.status as m_status',
+      'm.limit_per_payment as m_limit_per_payment',
+      'm.limit_daily as m_limit_daily',
+      'm.limit_monthly as m_limit_monthly',
+      'm.created_at as m_created_at',
+    ])
+    .where('k.key_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, ...key
+  } = row;
+  return {
+    key,
+    merchant: {
+      id: key.merchant_id,
+      name: m_name,
+      kyb_status: m_kyb_status,
+      status: m_status,
+      limit_per_payment: m_limit_per_payment,
+      limit_daily: m_limit_daily,
+      limit_monthly: m_limit_monthly,
+      created_at: m_created_at,
+    },
+  };
+}
+
+export async function updateKey(
+  db: Q,
+  id: string,
+  patch: Partial<Pick<ApiKeyRow, 'expires_at' | 'revoked_at' | 'replaced_by'>>,
+): Promise<void> {
+  await db.updateTable('api_keys').set(patch).where('id', '=', id).execute();
+}

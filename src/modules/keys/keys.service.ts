@@ -1,0 +1,194 @@
+// API keys: created, shown once, hashed at rest; revoked; rotated with a grace period.
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow, DB, EnvironmentColumn, KeyType, Merchant } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import * as merchantsRepo from '../merchants/merchants.repo.js';
+import { generateKey, hashKey, keyHint } from './key-format.js';
+import { parseAllowEntry } from './ip-allowlist.js';
+import * as repo from './keys.repo.js';
+import { SCOPES, canonicalScope, heldScopes, type Scope } from './scopes.js';
+
+export interface CreateKeyInput {
+  merchantId: string;
+  environment: EnvironmentColumn;
+  type: KeyType;
+  scopes?: readonly string[];
+  allowedIps?: readonly string[];
+  appId?: string;
+}
+
+export interface IssuedKey {
+  id: string;
+  /** The plaintext key: shown once, never stored. */
+  key: string;
+  object: 'api_key';
+  merchant_id: string;
+  app_id: string;
+  environment: EnvironmentColumn;
+  type: KeyType;
+  scopes: Scope[];
+  allowed_ips: string[];
+  created_at: string;
+  expires_at: string | null;
+}
+
+function invalid(message: string, param: string): AppError {
+  return new AppError('parameter_invalid', message, { param });
+}
+
+export function normaliseScopes(type: KeyType, scopes: readonly string[] | undefined): Scope[] {
+  if (type !== 'restricted') {
+    if (scopes && scopes.length > 0) throw invalid(`Only restricted keys take scopes; a ${type} key's scopes are fixed`, 'scopes');
+    return [];
+  }
+  if (!scopes || scopes.length === 0) throw invalid('A restricted key needs at least one scope', 'scopes');
+  const out = new Set<Scope>();
+  for (const s of scopes) {
+    const c = canonicalScope(s.trim());
+    if (!c) throw invalid(`Unknown scope '${s}'. Scopes: ${SCOPES.join(', ')}`, 'scopes');
+    out.add(c);
+  }
+  return [...out];
+}
+
+export function normaliseAllowlist(environment: EnvironmentColumn, entries: readonly string[] | undefined): string[] {
+  if (!entries || entries.length === 0) return [];
+  if (environment !== 'live') throw invalid('IP allowlists apply to live keys only', 'allowed_ips');
+  return entries.map((e) => {
+    try {
+      parseAllowEntry(e);
+    } catch (err) {
+      throw invalid((err as Error).message, 'allowed_ips');
+    }
+    return e.trim();
+  });
+}
+
+export async function createKey(db: Kysely<DB>, clock: Clock, input: CreateKeyInput): Promise<IssuedKey> {
+  const merchant = await merchantsRepo.findMerchant(db, input.merchantId);
+  if (!merchant) throw new AppError('resource_missing', `No such merchant: '${input.merchantId}'`, { param: 'merchant' });
+  return issueKey(db, clock, merchant, input);
+}
+
+/** Issues a key for a merchant already read (inside the caller's transaction, when it has one). */
+export async function issueKey(
+  db: Kysely<DB>,
+  clock: Clock,
+  merchant: Merchant,
+  input: Omit<CreateKeyInput, 'merchantId'> & { expiresAt?: number | null },
+): Promise<IssuedKey> {
+  if (input.environment === 'live' && merchant.kyb_status !== 'verified') {
+    throw invalid(`Merchant ${merchant.id} is not verified (KYB); live keys need a verified merchant`, 'env');
+  }
+  const scopes = normaliseScopes(input.type, input.scopes);
+  const allowedIps = normaliseAllowlist(input.environment, input.allowedIps);
+  const appId = input.appId ?? (await merchantsRepo.findDefaultAppId(db, merchant.id));
+  if (!appId) throw new Error(`merchant ${merchant.id} has no default app`);
+  const plaintext = generateKey(input.environment, input.type);
+  const now = clock.nowMs();
+  const id = newId('key');
+  await repo.insertKey(db, {
+    id,
+    merchant_id: merchant.id,
+    app_id: appId,
+    environment: input.environment,
+    type: input.type,
+    key_hash: hashKey(plaintext),
+    key_hint: keyHint(plaintext),
+    scopes: JSON.stringify(scopes),
+    allowed_ips: JSON.stringify(allowedIps),
+    created_at: now,
+    expires_at: input.expiresAt ?? null,
+    revoked_at: null,
+    replaced_by: null,
+  });
+  return {
+    id,
+    key: plaintext,
+    object: 'api_key',
+    merchant_id: merchant.id,
+    app_id: appId,
+    environment: input.environment,
+    type: input.type,
+    scopes: heldScopes(input.type, scopes),
+    allowed_ips: allowedIps,
+    created_at: new Date(now).toISOString(),
+    expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+  };
+}
+
+export async function revokeKey(db: Kysely<DB>, clock: Clock, keyId: string): Promise<ApiKeyRow> {
+  const key = await repo.findKeyById(db, keyId);
+  if (!key) throw new AppError('resource_missing', `No such key: '${keyId}'`, { param: 'id' });
+  if (key.revoked_at === null) await repo.updateKey(db, keyId, { revoked_at: clock.nowMs() });
+  return (await repo.findKeyById(db, keyId))!;
+}
+
+export interface RotateOutcome {
+  old_key: { id: string; expires_at: string };
+  new_key: IssuedKey;
+}
+
+/** A new key with the same type, scopes and allowlist; the old one keeps working until `expiresInHours`. */
+export async function rotateKey(db: Kysely<DB>, clock: Clock, keyId: string, expiresInHours = 24): Promise<RotateOutcome> {
+  if (!Number.isFinite(expiresInHours) || expiresInHours < 0 || expiresInHours > 24 * 30) {
+    throw invalid('--expires-in-hours must be between 0 and 720', 'expires_in_hours');
+  }
+  return db.transaction().execute(async (trx) => {
+    const old = await repo.lockKeyById(trx, keyId);
+    if (!old) throw new AppError('resource_missing', `No such key: '${keyId}'`, { param: 'id' });
+    const now = clock.nowMs();
+    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now)) {
+      throw invalid(`Key ${keyId} is already revoked or expired; create a new key instead`, 'id');
+    }
+    const merchant = (await merchantsRepo.findMerchant(trx, old.merchant_id))!;
+    const issued = await issueKey(trx, clock, merchant, {
+      environment: old.environment,
+      type: old.type,
+      scopes: JSON.parse(old.scopes) as string[],
+      allowedIps: JSON.parse(old.allowed_ips) as string[],
+      appId: old.app_id,
+    });
+    const expiresAt = now + Math.round(expiresInHours * 3_600_000);
+    await repo.updateKey(trx, keyId, {
+      expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt),
+      replaced_by: issued.id,
+    });
+    return { old_key: { id: keyId, expires_at: new Date(expiresAt).toISOString() }, new_key: issued };
+  });
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  merchantId: string;
+  appId: string;
+  environment: EnvironmentColumn;
+  type: KeyType;
+  scopes: Scope[];
+  allowedIps: string[];
+  expiresAt: number | null;
+  merchant: Merchant;
+}
+
+/** The key behind a plaintext, or null when it is unknown, revoked or expired. */
+export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
+  const found = await repo.findKeyByHash(db, hashKey(plaintext));
+  if (!found) return null;
+  const { key, merchant } = found;
+  const now = clock.nowMs();
+  if (key.revoked_at !== null && key.revoked_at <= now) return null;
+  if (key.expires_at !== null && key.expires_at <= now) return null;
+  return {
+    keyId: key.id,
+    merchantId: key.merchant_id,
+    appId: key.app_id,
+    environment: key.environment,
+    type: key.type,
+    scopes: heldScopes(key.type, JSON.parse(key.scopes) as Scope[]),
+    allowedIps: JSON.parse(key.allowed_ips) as string[],
+    expiresAt: key.expires_at,
+    merchant,
+  };
+}

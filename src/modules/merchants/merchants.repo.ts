@@ -1,0 +1,49 @@
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { AppsTable, DB, Merchant, MerchantsTable } from '../../db/schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export async function insertMerchant(db: Q, row: Insertable<MerchantsTable>): Promise<void> {
+  await db.insertInto('merchants').values(row).execute();
+}
+
+export async function insertApp(db: Q, row: Insertable<AppsTable>): Promise<void> {
+  await db.insertInto('apps').values(row).execute();
+}
+
+export async function findMerchant(db: Q, id: string): Promise<Merchant | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findDefaultAppId(db: Q, merchantId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('apps')
+    .select('id')
+    .where('merchant_id', '=', merchantId)
+    .where('is_default', '=', 1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function updateMerchant(
+  db: Q,
+  id: string,
+  patch: Partial<Omit<Merchant, 'id' | 'created_at'>>,
+): Promise<void> {
+  await db.updateTable('merchants').set(patch).where('id', '=', id).execute();
+}
+
+export async function countMerchants(db: Q): Promise<number> {
+  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Inserts a named flag once; true only for the caller that inserted it. */
+export async function claimSystemFlag(db: Q, name: string, now: number): Promise<boolean> {
+  const res = await db
+    .insertInto('system_flags')
+    .values({ name, created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
+}

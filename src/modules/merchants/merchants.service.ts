@@ -1,0 +1,138 @@
+// Merchants, their default app and first keys; KYB verification, receiving caps and suspension are the
+// operator's (the `cowrie merchants …` commands).
+import type { Kysely } from 'kysely';
+import type { DB, Merchant } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { parsePositiveDecimal } from '../../shared/money.js';
+import { issueKey, type IssuedKey } from '../keys/keys.service.js';
+import * as repo from './merchants.repo.js';
+
+export interface MerchantView {
+  id: string;
+  object: 'merchant';
+  name: string;
+  kyb_status: Merchant['kyb_status'];
+  status: Merchant['status'];
+  limits: { per_payment: string | null; daily: string | null; monthly: string | null };
+  created_at: string;
+}
+
+export function merchantView(m: Merchant): MerchantView {
+  return {
+    id: m.id,
+    object: 'merchant',
+    name: m.name,
+    kyb_status: m.kyb_status,
+    status: m.status,
+    limits: { per_payment: m.limit_per_payment, daily: m.limit_daily, monthly: m.limit_monthly },
+    created_at: new Date(m.created_at).toISOString(),
+  };
+}
+
+export interface CreatedMerchant {
+  merchant: MerchantView;
+  keys: { test_secret: string; test_publishable: string; live_secret?: string };
+  app_id: string;
+}
+
+export async function createMerchant(
+  db: Kysely<DB>,
+  clock: Clock,
+  input: { name: string; verified?: boolean },
+): Promise<CreatedMerchant> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200) {
+    throw new AppError('parameter_invalid', 'A merchant name is 1 to 200 characters', { param: 'name' });
+  }
+  return db.transaction().execute((trx) => insertMerchantWithKeys(trx, clock, name, input.verified ?? false));
+}
+
+async function insertMerchantWithKeys(db: Kysely<DB>, clock: Clock, name: string, verified: boolean): Promise<CreatedMerchant> {
+  const now = clock.nowMs();
+  const merchant: Merchant = {
+    id: newId('merchant'),
+    name,
+    kyb_status: verified ? 'verified' : 'pending',
+    status: 'active',
+    limit_per_payment: null,
+    limit_daily: null,
+    limit_monthly: null,
+    created_at: now,
+  };
+  await repo.insertMerchant(db, merchant);
+  const appId = newId('app');
+  await repo.insertApp(db, { id: appId, merchant_id: merchant.id, name: 'Default app', is_default: 1, created_at: now });
+  const testSecret: IssuedKey = await issueKey(db, clock, merchant, { environment: 'test', type: 'secret', appId });
+  const testPublishable = await issueKey(db, clock, merchant, { environment: 'test', type: 'publishable', appId });
+  const keys: CreatedMerchant['keys'] = { test_secret: testSecret.key, test_publishable: testPublishable.key };
+  if (verified) keys.live_secret = (await issueKey(db, clock, merchant, { environment: 'live', type: 'secret', appId })).key;
+  return { merchant: merchantView(merchant), keys, app_id: appId };
+}
+
+async function requireMerchant(db: Kysely<DB>, id: string): Promise<Merchant> {
+  const m = await repo.findMerchant(db, id);
+  if (!m) throw new AppError('resource_missing', `No such merchant: '${id}'`, { param: 'id' });
+  return m;
+}
+
+export async function verifyMerchant(db: Kysely<DB>, id: string): Promise<MerchantView> {
+  await requireMerchant(db, id);
+  await repo.updateMerchant(db, id, { kyb_status: 'verified' });
+  return merchantView(await requireMerchant(db, id));
+}
+
+export async function setMerchantStatus(db: Kysely<DB>, id: string, status: Merchant['status']): Promise<MerchantView> {
+  await requireMerchant(db, id);
+  await repo.updateMerchant(db, id, { status });
+  return merchantView(await requireMerchant(db, id));
+}
+
+export interface LimitsInput {
+  perPayment?: string;
+  daily?: string;
+  monthly?: string;
+}
+
+/** Sets receiving caps; a value of `none` removes that cap. */
+export async function setMerchantLimits(db: Kysely<DB>, id: string, input: LimitsInput): Promise<MerchantView> {
+  await requireMerchant(db, id);
+  const patch: Partial<Merchant> = {};
+  const fields = [
+    ['perPayment', 'limit_per_payment', 'per_payment'],
+    ['daily', 'limit_daily', 'daily'],
+    ['monthly', 'limit_monthly', 'monthly'],
+  ] as const;
+  for (const [from, column, param] of fields) {
+    const value = input[from];
+    if (value === undefined) continue;
+    if (value === 'none') {
+      patch[column] = null;
+      continue;
+    }
+    const d = parsePositiveDecimal(value);
+    if (!d || d.decimalPlaces() > 2) {
+      throw new AppError('parameter_invalid', `${param} must be a positive decimal with at most 2 decimals, or 'none'`, { param });
+    }
+    patch[column] = d.toFixed();
+  }
+  if (Object.keys(patch).length === 0) {
+    throw new AppError('parameter_missing', 'Give at least one of --per-payment, --daily, --monthly', { param: 'limits' });
+  }
+  await repo.updateMerchant(db, id, patch);
+  return merchantView(await requireMerchant(db, id));
+}
+
+/**
+ * On first start with an empty database, a demo merchant with sandbox keys, so a newcomer can call the API
+ * at once. A flag row makes this happen once even when several processes start together.
+ */
+export async function seedDemoMerchant(db: Kysely<DB>, clock: Clock): Promise<CreatedMerchant | null> {
+  if ((await repo.countMerchants(db)) > 0) return null;
+  return db.transaction().execute(async (trx) => {
+    if (!(await repo.claimSystemFlag(trx, 'demo_merchant_seeded', clock.nowMs()))) return null;
+    if ((await repo.countMerchants(trx)) > 0) return null;
+    return insertMerchantWithKeys(trx, clock, 'Demo merchant', false);
+  });
+}

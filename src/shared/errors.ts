@@ -1,0 +1,78 @@
+// One error class, one closed list of codes, one code -> status/type table. Services throw AppError;
+// the HTTP layer turns it into the envelope of section 7. /docs/errors is rendered from this table, so
+// every code the server can answer with is documented there.
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'idempotency_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+interface CodeInfo {
+  status: number;
+  type: ErrorType;
+  /** What the code means, for the docs page. */
+  meaning: string;
+}
+
+export const ERROR_CODES = {
+  // 400
+  invalid_json: { status: 400, type: 'invalid_request_error', meaning: 'The request body is not valid JSON, or is JSON but not an object.' },
+  parameter_invalid: { status: 400, type: 'invalid_request_error', meaning: 'A parameter has the wrong type, format or value; `param` names it. Amounts must be decimal strings, never JSON numbers.' },
+  parameter_missing: { status: 400, type: 'invalid_request_error', meaning: 'A required parameter is missing; `param` names it.' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error', meaning: 'The body carries a parameter this endpoint does not accept; `param` names it.' },
+  environment_mismatch: { status: 400, type: 'invalid_request_error', meaning: 'A key of one environment was sent to the other environment\'s address: `cwk_test_` keys go to the sandbox base URL, `cwk_live_` keys to the live one.' },
+  api_version_invalid: { status: 400, type: 'invalid_request_error', meaning: 'The `Service-Version` request header names a version that does not exist. The only version is `2026-06-01`.' },
+  // 401
+  invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired.' },
+  // 403
+  insufficient_scope: { status: 403, type: 'permission_error', meaning: 'The key is valid but holds none of the scopes this endpoint accepts; the message names them.' },
+  publishable_key_not_allowed: { status: 403, type: 'permission_error', meaning: 'Publishable keys may only call `GET /v1/auth/verify`; use a secret or restricted key on the server.' },
+  ip_not_allowed: { status: 403, type: 'permission_error', meaning: 'The live key has an IP allowlist and the request came from an address outside it.' },
+  account_inactive: { status: 403, type: 'permission_error', meaning: 'The merchant account is suspended; its live keys are refused until it is reactivated.' },
+  // 404
+  route_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No endpoint exists at this method and path. All endpoints are under `/v1`.' },
+  resource_missing: { status: 404, type: 'invalid_request_error', meaning: 'No record with this id exists for this merchant in this environment; `param` is `id`.' },
+  // 409
+  idempotency_conflict: { status: 409, type: 'idempotency_error', meaning: 'The `Idempotency-Key` was used before with another method, path or body, or in the other environment.' },
+  idempotency_in_progress: { status: 409, type: 'idempotency_error', meaning: 'A request with this `Idempotency-Key` is still being processed; retry after it finishes to receive its result.' },
+  // 413, 415
+  request_too_large: { status: 413, type: 'invalid_request_error', meaning: 'The request body is larger than 1 MiB.' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', meaning: 'Request bodies must be sent as `Content-Type: application/json`.' },
+  // 429
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', meaning: 'The key sent more requests than its per-second limit; wait for the number of seconds in `Retry-After`.' },
+  // 500
+  internal_error: { status: 500, type: 'api_error', meaning: 'Something went wrong on our side. Nothing internal is shown; quote the `request_id` to support. Safe to retry with the same `Idempotency-Key`.' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  readonly status: number;
+  readonly type: ErrorType;
+  /** Extra response headers (Retry-After, ...). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, opts: { param?: string | null; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    const info: CodeInfo = ERROR_CODES[code];
+    this.status = info.status;
+    this.type = info.type;
+    this.param = opts.param ?? null;
+    this.headers = opts.headers ?? {};
+  }
+}
+
+export function notFound(what: string, id: string): AppError {
+  return new AppError('resource_missing', `No such ${what}: '${truncate(id, 80)}'`, { param: 'id' });
+}
+
+export function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
