@@ -24,7 +24,13 @@ export interface Running {
 
 export async function startCowrie(
   config: Config,
-  opts: { clock?: Clock; logger?: Logger; seedDemo?: boolean } = {},
+  opts: {
+    clock?: Clock;
+    logger?: Logger;
+    seedDemo?: boolean;
+    /** Extra routes or hooks before the listeners start (tests use it to inject faults). */
+    configureApp?: (app: FastifyInstance) => void | Promise<void>;
+  } = {},
 ): Promise<Running> {
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? systemClock;
@@ -34,6 +40,7 @@ export async function startCowrie(
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
     const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
     const app = await buildApp({ config, db: database.db, clock, rateLimiter, logger });
+    await opts.configureApp?.(app);
     const listeners = await startListeners(app, config);
     let stopping: Promise<void> | null = null;
     return {
