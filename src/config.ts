@@ -1,5 +1,6 @@
 // The only reader of process.env. One schema, validated once at start; a frozen Config comes out,
 // or the process stops with a message naming the variable that is wrong.
+import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Type, type Static } from 'typebox';
 
@@ -20,9 +21,14 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   COWRIE_DB_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+  COWRIE_RATES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  COWRIE_JOB_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, maximum: 60_000 }),
 });
 
 export type Environment = 'live' | 'test';
+
+/** The shipped rate table (config/rates.json at the package root; same depth from src/ and dist/). */
+export const DEFAULT_RATES_FILE = fileURLToPath(new URL('../config/rates.json', import.meta.url));
 
 export interface Config {
   readonly databaseUrl: string;
@@ -37,6 +43,10 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly logLevel: string;
   readonly dbPoolSize: number;
+  /** The rate table read by the built-in rate provider. */
+  readonly ratesFile: string;
+  /** How often background jobs (expiry sweep, ...) run. */
+  readonly jobIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,6 +92,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     logLevel: c.COWRIE_LOG_LEVEL,
     dbPoolSize: c.COWRIE_DB_POOL_SIZE,
+    ratesFile: c.COWRIE_RATES_FILE ?? DEFAULT_RATES_FILE,
+    jobIntervalMs: c.COWRIE_JOB_INTERVAL_MS,
   });
 }
 

@@ -7,6 +7,10 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
+import { applyPaymentOutcome, intentContext } from './modules/payment-intents/index.js';
+import { RailRegistry, SandboxRail } from './modules/rails/index.js';
+import { loadRateTable } from './modules/rates/index.js';
+import { startTimeJobs } from './jobs/time-jobs.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { startListeners, type Listeners } from './server.js';
 
@@ -28,6 +32,8 @@ export async function startCowrie(
     clock?: Clock;
     logger?: Logger;
     seedDemo?: boolean;
+    /** Background jobs (expiry sweep, ...); on unless false. */
+    startJobs?: boolean;
     /** Extra routes or hooks before the listeners start (tests use it to inject faults). */
     configureApp?: (app: FastifyInstance) => void | Promise<void>;
   } = {},
@@ -39,9 +45,13 @@ export async function startCowrie(
     await migrateToLatest(database);
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
     const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
-    const app = await buildApp({ config, db: database.db, clock, rateLimiter, logger });
+    const rates = loadRateTable(config.ratesFile);
+    const intents = intentContext({ db: database.db, clock, rates, config });
+    const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, r) => applyPaymentOutcome(intents, scope, r) }));
+    const app = await buildApp({ config, db: database.db, clock, rateLimiter, logger, rates, rails });
     await opts.configureApp?.(app);
     const listeners = await startListeners(app, config);
+    const jobs = opts.startJobs === false ? null : startTimeJobs(intents, config.jobIntervalMs, logger);
     let stopping: Promise<void> | null = null;
     return {
       config,
@@ -54,6 +64,7 @@ export async function startCowrie(
       stop() {
         stopping ??= (async () => {
           await listeners.close();
+          await jobs?.stop();
           await app.close();
           await database.close();
         })();

@@ -32,3 +32,10 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown };
   return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** Adds an auto-incrementing integer primary key column named `name`. */
+export function addSerialPrimaryKey<T extends { addColumn: (...args: any[]) => T }>(table: T, engine: Engine, name: string): T {
+  return engine === 'postgres'
+    ? table.addColumn(name, 'bigserial', (c: any) => c.primaryKey())
+    : table.addColumn(name, 'integer', (c: any) => c.primaryKey().autoIncrement());
+}

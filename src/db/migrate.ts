@@ -3,9 +3,11 @@
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001-foundation.js';
+import * as m0002 from './migrations/0002-payment-intents.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-payment-intents': m0002,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -80,6 +80,98 @@ export interface SystemFlagsTable {
   created_at: number;
 }
 
+export interface QuotesTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  source_currency: string;
+  target_asset: string;
+  side: 'customer_pays' | 'merchant_receives';
+  rate: string;
+  source_amount: string;
+  target_amount: string;
+  expires_at: number;
+  created_at: number;
+}
+
+export type IntentStatus =
+  | 'created'
+  | 'awaiting_payment'
+  | 'confirming'
+  | 'paid'
+  | 'expired'
+  | 'cancelled'
+  | 'failed'
+  | 'refunded';
+
+export interface PaymentIntentsTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  status: IntentStatus;
+  amount: string;
+  currency: string;
+  settlement_currency: string;
+  pay_amount: string;
+  /** Fiat price of one unit of the settlement asset, embedded at creation. */
+  rate: string;
+  description: string | null;
+  merchant_reference: string | null;
+  /** JSON array of allowed methods. */
+  payment_methods: string;
+  /** JSON object or null. */
+  customer: string | null;
+  metadata: string;
+  return_url: string | null;
+  payment_link: string | null;
+  payment_method: string | null;
+  /** Asset amount received so far (underpayments add up here). */
+  amount_received: string;
+  failure_code: string | null;
+  expires_at: number;
+  created_at: number;
+  paid_at: number | null;
+  cancelled_at: number | null;
+  updated_at: number;
+}
+
+export interface PaymentAttemptsTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  payment_intent_id: string;
+  payment_method: string;
+  outcome: string;
+  /** Asset amount received by this attempt (0 when nothing arrived). */
+  amount: string;
+  asset: string;
+  /** The attempt's value in USD, for receiving caps. */
+  usd_value: string;
+  /** True when the attempt counted towards receiving caps (money was accepted). */
+  counts_to_caps: number;
+  failure_code: string | null;
+  created_at: number;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  type: string;
+  api_version: string;
+  payment_intent_id: string | null;
+  /** The whole event payload as sent to webhooks (JSON). */
+  payload: string;
+  created_at: number;
+}
+
+export interface SandboxClocksTable {
+  merchant_id: string;
+  offset_ms: number;
+  updated_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   apps: AppsTable;
@@ -87,11 +179,17 @@ export interface DB {
   customers: CustomersTable;
   idempotency_keys: IdempotencyKeysTable;
   system_flags: SystemFlagsTable;
+  quotes: QuotesTable;
+  payment_intents: PaymentIntentsTable;
+  payment_attempts: PaymentAttemptsTable;
+  events: EventsTable;
+  sandbox_clocks: SandboxClocksTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type CustomerRow = Selectable<CustomersTable>;
-// Kept for later tables with database-generated columns.
-export type { Generated };
+export type PaymentIntentRow = Selectable<PaymentIntentsTable>;
+export type QuoteRow = Selectable<QuotesTable>;
+export type EventRow = Selectable<EventsTable>;

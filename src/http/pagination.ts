@@ -2,10 +2,10 @@
 // paging never repeats or skips a record; `starting_after` must name a record of this merchant and
 // environment.
 import { type SelectQueryBuilder, type ExpressionBuilder } from 'kysely';
-import { Type } from 'typebox';
+import { Type, type TProperties } from 'typebox';
 import { AppError } from '../shared/errors.js';
 
-export function listQuerySchema(defaultLimit: number, maxLimit = 100, extra: Parameters<typeof Type.Object>[0] = {}) {
+export function listQuerySchema<T extends TProperties = {}>(defaultLimit: number, maxLimit = 100, extra: T = {} as T) {
   return Type.Object(
     {
       limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit, description: `1 to ${maxLimit}, default ${defaultLimit}` }),

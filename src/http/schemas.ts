@@ -67,3 +67,13 @@ export const Metadata = Type.Object(
       'Free-form key-value pairs: up to 50 keys of at most 40 characters; values are strings of at most 500 characters, numbers, booleans or null.',
   },
 );
+
+/** An amount: a decimal string, never a JSON number. */
+export function DecimalString(description?: string) {
+  return Type.String({
+    maxLength: 64,
+    pattern: '^[0-9]+(\\.[0-9]+)?$',
+    'x-message': 'must be a decimal string such as "1500.00" (never a JSON number)',
+    ...(description ? { description } : {}),
+  });
+}

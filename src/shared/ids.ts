@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   merchant: 'mer',
   app: 'app',
   request: 'req',
+  payment_attempt: 'pa',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

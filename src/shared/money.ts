@@ -1,8 +1,52 @@
 // Money is a decimal string at the edges and a Decimal inside; never a JS number.
+//
+// Rounding rules, written down once:
+// - amounts the merchant or customer sends must already fit their unit's decimals (never rounded);
+// - an asset amount converted from fiat (pay_amount, a quote's target) is rounded UP to the asset's
+//   decimals, so the merchant never receives less than the fiat price;
+// - a fiat amount converted from an asset (a `merchant_receives` quote's source) is rounded UP to the
+//   currency's decimals, for the same reason;
+// - values are always returned with exactly their unit's number of decimals ("1500.00", "11.583012").
 import { Decimal } from 'decimal.js';
+
+export { Decimal };
+
+// Enough precision for 18-decimal ETH amounts of any realistic size, and for rates.
+Decimal.set({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
 
 export const DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 const DECIMAL_RE = new RegExp(DECIMAL_PATTERN);
+
+export const FIAT_DECIMALS = {
+  KES: 2,
+  USD: 2,
+  EUR: 2,
+  GBP: 2,
+  NGN: 2,
+  TZS: 2,
+  GHS: 2,
+  ZAR: 2,
+  UGX: 0,
+  RWF: 0,
+} as const;
+export type FiatCurrency = keyof typeof FIAT_DECIMALS;
+export const FIAT_CURRENCIES = Object.keys(FIAT_DECIMALS) as FiatCurrency[];
+
+export const ASSET_DECIMALS = { USDT: 6, USDC: 6, BTC: 8, ETH: 18, SOL: 9 } as const;
+export type SettlementAsset = keyof typeof ASSET_DECIMALS;
+export const SETTLEMENT_ASSETS = Object.keys(ASSET_DECIMALS) as SettlementAsset[];
+
+export function isFiat(code: string): code is FiatCurrency {
+  return Object.hasOwn(FIAT_DECIMALS, code);
+}
+
+export function isAsset(code: string): code is SettlementAsset {
+  return Object.hasOwn(ASSET_DECIMALS, code);
+}
+
+export function decimalsOf(unit: FiatCurrency | SettlementAsset): number {
+  return isFiat(unit) ? FIAT_DECIMALS[unit] : ASSET_DECIMALS[unit as SettlementAsset];
+}
 
 /** A positive decimal string (`^[0-9]+(\.[0-9]+)?$`, greater than zero), or null when it is not one. */
 export function parsePositiveDecimal(text: string): Decimal | null {
@@ -11,4 +55,28 @@ export function parsePositiveDecimal(text: string): Decimal | null {
   return d.gt(0) ? d : null;
 }
 
-export { Decimal };
+export type AmountProblem = 'format' | 'zero' | 'decimals';
+
+/** Parses an amount in a unit: a positive decimal string with no more decimals than the unit has. */
+export function parseAmount(text: string, unit: FiatCurrency | SettlementAsset): { ok: true; value: Decimal } | { ok: false; problem: AmountProblem; message: string } {
+  if (!DECIMAL_RE.test(text)) {
+    return { ok: false, problem: 'format', message: 'must be a decimal string such as "1500.00"' };
+  }
+  const d = new Decimal(text);
+  if (!d.gt(0)) return { ok: false, problem: 'zero', message: 'must be greater than zero' };
+  const places = decimalsOf(unit);
+  if (d.decimalPlaces() > places) {
+    return { ok: false, problem: 'decimals', message: `${unit} amounts have at most ${places} decimal${places === 1 ? '' : 's'}` };
+  }
+  return { ok: true, value: d };
+}
+
+/** The amount with exactly its unit's decimals. */
+export function formatAmount(value: Decimal, unit: FiatCurrency | SettlementAsset): string {
+  return value.toFixed(decimalsOf(unit));
+}
+
+/** Rounded up (away from zero) to the unit's decimals. */
+export function roundUp(value: Decimal, unit: FiatCurrency | SettlementAsset): Decimal {
+  return value.toDecimalPlaces(decimalsOf(unit), Decimal.ROUND_UP);
+}

@@ -1,0 +1,12 @@
+import { originOf, type Config } from '../../config.js';
+import type { IntentContext } from './payment-intents.service.js';
+
+export function checkoutUrlFor(config: Config) {
+  const live = originOf(config.liveUrl);
+  const sandbox = originOf(config.sandboxUrl);
+  return (environment: 'live' | 'test', intentId: string) => `${environment === 'live' ? live : sandbox}/checkout/${intentId}`;
+}
+
+export function intentContext(deps: Pick<IntentContext, 'db' | 'clock' | 'rates'> & { config: Config }): IntentContext {
+  return { db: deps.db, clock: deps.clock, rates: deps.rates, checkoutUrl: checkoutUrlFor(deps.config) };
+}

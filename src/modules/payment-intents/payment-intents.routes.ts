@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { listQuerySchema } from '../../http/pagination.js';
+import { DecimalString, IdParams, ListOf, Metadata, StringEnum, withMeta } from '../../http/schemas.js';
+import { requireAuth } from '../../http/scope.js';
+import { INTENT_STATUSES, PaymentIntentRecord, paymentIntentProperties } from './intent-view.js';
+import { PAYMENT_METHODS } from './payment-methods.js';
+import { intentContext } from './context.js';
+import * as service from './payment-intents.service.js';
+
+export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
+
+const CreateIntentBody = Type.Object(
+  {
+    amount: DecimalString('Fiat amount, with no more decimals than the currency has'),
+    currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
+    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    merchant_reference: Type.Optional(Type.String({ maxLength: 255 })),
+    payment_methods: Type.Optional(Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' })),
+    customer: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
+          phone: Type.Optional(
+            Type.String({ maxLength: 40, pattern: '^\\+?[0-9][0-9 ().-]{2,39}$', 'x-message': 'must be a phone number such as +254712345678' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    metadata: Type.Optional(Metadata),
+    expires_in_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 30 })),
+    return_url: Type.Optional(Type.String({ maxLength: 2000, description: 'https (or http on localhost) URL the checkout sends the customer to afterwards' })),
+  },
+  { additionalProperties: false },
+);
+
+export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const ctx = intentContext(deps);
+
+  app.post(
+    '/payment-intents',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        summary: 'Create a payment intent',
+        tags: ['Payment intents'],
+        body: CreateIntentBody,
+        response: { 201: PaymentIntentResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const intent = await service.createIntent(ctx, requireAuth(request), request.body);
+      return reply.code(201).send(withResponseMeta(request, intent));
+    },
+  );
+
+  app.get(
+    '/payment-intents',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        summary: 'List payment intents',
+        tags: ['Payment intents'],
+        querystring: listQuerySchema(20, 100, { status: Type.Optional(StringEnum(INTENT_STATUSES)) }),
+        response: { 200: ListOf(PaymentIntentRecord, { title: 'PaymentIntentList' }), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await service.listIntents(ctx, requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, status: q.status });
+      return withResponseMeta(request, page);
+    },
+  );
+
+  app.get(
+    '/payment-intents/:id',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        summary: 'Retrieve a payment intent',
+        tags: ['Payment intents'],
+        params: IdParams,
+        response: { 200: PaymentIntentResponse, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.getIntent(ctx, requireAuth(request), request.params.id)),
+  );
+
+  app.post(
+    '/payment-intents/:id/cancel',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        summary: 'Cancel a payment intent',
+        description: 'Only while the intent is awaiting payment; otherwise 409 intent_not_cancelable.',
+        tags: ['Payment intents'],
+        params: IdParams,
+        response: { 200: PaymentIntentResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.cancelIntent(ctx, requireAuth(request), request.params.id)),
+  );
+};

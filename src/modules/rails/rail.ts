@@ -1,0 +1,72 @@
+// The rail interface every payment method implements: start a payment, report its outcome, refund it
+// later. Real rails (M-Pesa, card, PayPal, on-chain) plug in here without touching the state machine:
+// whatever a provider says comes back through `PaymentOutcomeSink.report`, the one code path into the
+// payment intent's state machine (payments.service.ts applyPaymentOutcome).
+import type { EnvironmentColumn, PaymentIntentRow } from '../../db/schema.js';
+import type { Decimal } from '../../shared/money.js';
+import type { PaymentMethod } from '../payment-intents/payment-methods.js';
+import type { PaymentOutcome } from '../payment-intents/payments.service.js';
+
+export interface RailScope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
+export interface StartPaymentRequest {
+  scope: RailScope;
+  intent: PaymentIntentRow;
+  method: PaymentMethod;
+  /** Method-specific input (phone number, card token, wallet network, simulated outcome, ...). */
+  details: Record<string, unknown>;
+}
+
+/** What starting a payment led to: finished already, or waiting for the provider's callback. */
+export type StartPaymentResult =
+  | { state: 'completed'; intent: PaymentIntentRow }
+  | { state: 'pending'; reference: string; intent: PaymentIntentRow; nextAction?: Record<string, unknown> };
+
+export interface RefundRequest {
+  scope: RailScope;
+  intent: PaymentIntentRow;
+  amount: Decimal;
+  returnAddress?: string;
+}
+
+export interface RefundResult {
+  state: 'succeeded' | 'requested' | 'failed';
+  reference?: string;
+}
+
+export interface PaymentRail {
+  readonly name: string;
+  readonly methods: readonly PaymentMethod[];
+  startPayment(request: StartPaymentRequest): Promise<StartPaymentResult>;
+  refund(request: RefundRequest): Promise<RefundResult>;
+}
+
+export interface OutcomeReport {
+  intentId: string;
+  method: PaymentMethod;
+  outcome: PaymentOutcome;
+  amount?: Decimal;
+  failureCode?: string;
+}
+
+/** Where rails report outcomes; implemented by the payment service. */
+export interface PaymentOutcomeSink {
+  report(scope: RailScope, report: OutcomeReport): Promise<PaymentIntentRow>;
+}
+
+export class RailRegistry {
+  private readonly byEnvMethod = new Map<string, PaymentRail>();
+
+  register(environment: EnvironmentColumn, rail: PaymentRail): this {
+    for (const m of rail.methods) this.byEnvMethod.set(`${environment}/${m}`, rail);
+    return this;
+  }
+
+  /** The rail that carries a method in an environment, or null when none is configured. */
+  railFor(environment: EnvironmentColumn, method: PaymentMethod): PaymentRail | null {
+    return this.byEnvMethod.get(`${environment}/${method}`) ?? null;
+  }
+}

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { metaProperties, StringEnum } from '../../http/schemas.js';
+import { FIAT_CURRENCIES, SETTLEMENT_ASSETS } from '../../shared/money.js';
+
+const RatesResponse = Type.Object(
+  {
+    object: Type.Literal('rates'),
+    data: Type.Array(
+      Type.Object({
+        asset: StringEnum(SETTLEMENT_ASSETS),
+        prices: Type.Object(Object.fromEntries(FIAT_CURRENCIES.map((c) => [c, Type.String({ description: `${c} per one unit of the asset` })]))),
+        updated_at: Type.String({ format: 'date-time' }),
+      }),
+    ),
+    ...metaProperties,
+  },
+  { title: 'Rates' },
+);
+
+export const rateRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/rates',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        summary: 'Reference rates',
+        description: 'Supported settlement assets and their reference prices in every fiat currency. Indicative only, not a locked quote.',
+        tags: ['Rates and quotes'],
+        response: { 200: RatesResponse, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) =>
+      withResponseMeta(request, {
+        object: 'rates' as const,
+        data: deps.rates.snapshot().map((s) => ({ asset: s.asset, prices: s.prices, updated_at: new Date(s.updatedAt).toISOString() })),
+      }),
+  );
+};

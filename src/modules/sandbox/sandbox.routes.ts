@@ -1,0 +1,135 @@
+// Sandbox test helpers (DECISIONS "Sandbox test helpers"): the payment driver and the sandbox clock.
+// A live key gets 400 sandbox_only.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { DecimalString, IdParams, StringEnum, metaProperties } from '../../http/schemas.js';
+import { requireAuth, type RequestScope } from '../../http/scope.js';
+import { isoTime } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import type { SettlementAsset } from '../../shared/money.js';
+import {
+  PAYMENT_METHODS,
+  PAYMENT_OUTCOMES,
+  PaymentIntentResponse,
+  getIntentRow,
+  intentContext,
+  intentView,
+} from '../payment-intents/index.js';
+import { requireAmount } from '../quotes/quotes.service.js';
+import { runTimeJobs } from '../../jobs/time-jobs.js';
+import { advanceSandboxClock, sandboxOffsetMs } from './sandbox-clock.js';
+
+function requireSandbox(request: FastifyRequest): RequestScope {
+  const scope = requireAuth(request);
+  if (scope.environment !== 'test') {
+    throw new AppError('sandbox_only', 'This endpoint exists only in the sandbox; use a cwk_test_ key on the sandbox base URL.');
+  }
+  return scope;
+}
+
+const SimulateBody = Type.Object(
+  {
+    outcome: StringEnum(PAYMENT_OUTCOMES),
+    payment_method: StringEnum(PAYMENT_METHODS),
+    amount: Type.Optional(DecimalString('Asset amount received; defaults by outcome (the amount due; half of it when underpaid; 10 % more when overpaid)')),
+  },
+  { additionalProperties: false },
+);
+
+const ClockResponse = Type.Object(
+  {
+    object: Type.Literal('sandbox_clock'),
+    now: Type.String({ format: 'date-time' }),
+    offset_seconds: Type.Integer(),
+    ...metaProperties,
+  },
+  { title: 'SandboxClock' },
+);
+
+export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const ctx = intentContext(deps);
+
+  app.post(
+    '/sandbox/payment-intents/:id/simulate',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        summary: 'Simulate a payment outcome (sandbox)',
+        description:
+          'Drives a test payment through the sandbox rail, the same code path a real rail uses, and answers the intent. Outcomes: success, failed, underpaid, overpaid, expired, cancelled, review, duplicate, dispute.',
+        tags: ['Sandbox'],
+        params: IdParams,
+        body: SimulateBody,
+        response: { 200: PaymentIntentResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const scope = requireSandbox(request);
+      const body = request.body;
+      const intent = await getIntentRow(ctx, scope, request.params.id);
+      const amount = body.amount === undefined ? undefined : requireAmount(body.amount, intent.settlement_currency as SettlementAsset, 'amount');
+      const rail = deps.rails.railFor('test', body.payment_method);
+      if (!rail) throw new Error(`no sandbox rail for ${body.payment_method}`);
+      const result = await rail.startPayment({
+        scope,
+        intent,
+        method: body.payment_method,
+        details: { outcome: body.outcome, amount },
+      });
+      return withResponseMeta(request, intentView(result.intent, ctx.checkoutUrl));
+    },
+  );
+
+  app.get(
+    '/sandbox/clock',
+    {
+      config: { scopes: ['payments:read'] },
+      schema: {
+        summary: 'Read the sandbox clock',
+        tags: ['Sandbox'],
+        response: { 200: ClockResponse, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const scope = requireSandbox(request);
+      const offset = await sandboxOffsetMs(deps.db, scope.merchantId);
+      return withResponseMeta(request, {
+        object: 'sandbox_clock' as const,
+        now: isoTime(deps.clock.nowMs() + offset),
+        offset_seconds: Math.floor(offset / 1000),
+      });
+    },
+  );
+
+  app.post(
+    '/sandbox/clock/advance',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        summary: 'Advance the sandbox clock',
+        description:
+          "Moves this merchant's sandbox time forward and runs the time-based jobs (expiry, ...) for it at once. Live time never moves.",
+        tags: ['Sandbox'],
+        body: Type.Object(
+          { seconds: Type.Integer({ minimum: 1, maximum: 400 * 86_400, description: 'Seconds to move forward (at most 400 days)' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ClockResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const scope = requireSandbox(request);
+      const offset = await advanceSandboxClock(deps.db, deps.clock, scope.merchantId, request.body.seconds);
+      await runTimeJobs(ctx, { merchantId: scope.merchantId, environment: 'test' });
+      return withResponseMeta(request, {
+        object: 'sandbox_clock' as const,
+        now: isoTime(deps.clock.nowMs() + offset),
+        offset_seconds: Math.floor(offset / 1000),
+      });
+    },
+  );
+};
