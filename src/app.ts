@@ -7,15 +7,21 @@ import type { Config } from './config.js';
 import type { DB } from './db/schema.js';
 import { registerAuth } from './http/auth.js';
 import { registerRequestContext } from './http/context.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { registerJsonParser } from './http/json-parser.js';
+import { checkStrings, registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
+import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
+import { paymentIntentRoutes } from './modules/payment-intents/index.js';
+import { quoteRoutes } from './modules/quotes/quotes.routes.js';
+import type { RailRegistry } from './modules/rails/index.js';
+import { rateRoutes, type RateProvider } from './modules/rates/index.js';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 
@@ -25,6 +31,8 @@ export interface AppDeps {
   clock: Clock;
   rateLimiter: RateLimiter;
   logger: Logger;
+  rates: RateProvider;
+  rails: RailRegistry;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -39,6 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    frameworkErrors: frameworkErrorHandler(deps.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -59,14 +68,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Bodies are optional on endpoints whose fields are all optional: no body reads as {}.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
+    // Path and query text obeys the body's rule (no NUL, no lone surrogate): PostgreSQL cannot even
+    // compare such text, so it would otherwise surface as a 500.
+    checkStrings(request.params, '');
+    checkStrings(request.query, '');
   });
   await registerOpenApi(app, deps.config);
 
   await app.register(docsRoutes);
+  await app.register(checkoutRoutes, { deps });
   await app.register(
     async (v1) => {
       await v1.register(authRoutes, { deps });
       await v1.register(customerRoutes, { deps });
+      await v1.register(rateRoutes, { deps });
+      await v1.register(quoteRoutes, { deps });
+      await v1.register(paymentIntentRoutes, { deps });
+      await v1.register(sandboxRoutes, { deps });
     },
     { prefix: '/v1' },
   );

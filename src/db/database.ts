@@ -35,9 +35,10 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Dat
     const path = sqlitePath(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const conn = new SQLite(path);
+    // busy_timeout first: switching a fresh file to WAL takes a lock another starting process may hold.
+    conn.pragma('busy_timeout = 5000');
     conn.pragma('journal_mode = WAL');
     conn.pragma('synchronous = NORMAL');
-    conn.pragma('busy_timeout = 5000');
     conn.pragma('foreign_keys = ON');
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: conn }) });
     return { db, engine: 'sqlite', pool: null, close: () => db.destroy() };

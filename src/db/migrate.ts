@@ -1,6 +1,7 @@
 // One ordered set of migrations for both engines, run at start and by `cowrie migrate`.
-// Kysely's migrator takes a lock, so several processes starting at once migrate exactly once.
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+// Several processes starting at once migrate exactly once: on PostgreSQL Kysely's migrator takes an advisory
+// lock; on SQLite (where Kysely's lock does nothing) the whole run holds the database's write lock.
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001-foundation.js';
 import * as m0002 from './migrations/0002-payment-intents.js';
@@ -21,8 +22,10 @@ export interface MigrateOutcome {
 }
 
 export async function migrateToLatest(database: Database): Promise<MigrateOutcome> {
-  const migrator = new Migrator({ db: database.db, provider: new StaticProvider() });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  const result: MigrationResultSet =
+    database.engine === 'sqlite'
+      ? await migrateSqlite(database)
+      : await new Migrator({ db: database.db, provider: new StaticProvider() }).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, {
@@ -30,4 +33,25 @@ export async function migrateToLatest(database: Database): Promise<MigrateOutcom
     });
   }
   return { applied: (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/**
+ * SQLite: Kysely's migration lock is a no-op and its migration transaction starts deferred, so two processes
+ * migrating one file at once both see it unmigrated and the later one fails ("table already exists",
+ * SQLITE_BUSY). BEGIN IMMEDIATE takes the write lock before the migrator reads its state (waiting up to
+ * busy_timeout for another process), and the migrations run inside that one transaction.
+ */
+async function migrateSqlite(database: Database): Promise<MigrationResultSet> {
+  return database.db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    let result: MigrationResultSet;
+    try {
+      result = await new Migrator({ db: conn, provider: new StaticProvider(), disableTransactions: true }).migrateToLatest();
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
+    await (result.error ? sql`rollback` : sql`commit`).execute(conn);
+    return result;
+  });
 }

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { originOf, type Config } from '../config.js';
 import { AppError, ERROR_CODES, type ErrorCode } from '../shared/errors.js';
 import { validationToAppError } from './validation.js';
+import { API_VERSION, resolveEnvironment, type ListenerRequest } from './context.js';
 
 export interface ErrorBody {
   error: {
@@ -64,6 +65,29 @@ export function toAppError(err: FastifyError | AppError | Error): AppError | nul
   if (status === 404) return new AppError('route_not_found', 'Not found');
   if (status >= 400 && status < 500) return new AppError('parameter_invalid', 'The request is invalid');
   return null;
+}
+
+/**
+ * Fastify's `frameworkErrors`: router faults (a path that is not valid percent-encoding, a path parameter
+ * over the router's length limit) are answered before any hook or the error handler runs. Answer them in
+ * the same envelope, with the same headers, as every other error.
+ */
+export function frameworkErrorHandler(config: Config) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    request.environment = resolveEnvironment(config, request.raw as ListenerRequest);
+    reply.header('Service-Request-Id', request.id);
+    reply.header('Service-Version', API_VERSION);
+    let appErr: AppError;
+    if (err.code === 'FST_ERR_BAD_URL') {
+      appErr = new AppError('parameter_invalid', 'The request URL is not valid: a path segment has malformed percent-encoding.');
+    } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      appErr = new AppError('parameter_invalid', 'A path parameter of the request URL is too long.');
+    } else {
+      request.log.error({ err, reqId: request.id }, 'framework error');
+      appErr = new AppError('internal_error', 'An internal error occurred. Quote the request_id to support.');
+    }
+    sendError(config, request, reply, appErr);
+  };
 }
 
 export function registerErrorHandling(app: FastifyInstance, config: Config): void {

@@ -22,8 +22,13 @@ declare module 'fastify' {
 }
 
 function pathOf(request: FastifyRequest): string {
-  return (request.url.split('?')[0] ?? '').slice(0, 1000);
+  // The router ignores a trailing slash, so the key does too: /v1/customers/ is /v1/customers.
+  return (request.url.split('?')[0] ?? '').replace(/(.)\/$/, '$1').slice(0, 1000);
 }
+
+/** No body and an empty object are the same request: the route reads both as {}. */
+const EMPTY_BODY_HASH = hashBody(undefined);
+const EMPTY_OBJECT_HASH = hashBody({});
 
 export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>; clock: Clock }): void {
   const { db, clock } = deps;
@@ -40,7 +45,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
       });
     }
     const merchantId = request.auth.merchantId;
-    const requestHash = request.bodyHash || hashBody(undefined);
+    const requestHash = !request.bodyHash || request.bodyHash === EMPTY_BODY_HASH ? EMPTY_OBJECT_HASH : request.bodyHash;
     const path = pathOf(request);
 
     for (let attempt = 0; attempt < 3; attempt++) {

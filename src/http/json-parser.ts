@@ -26,7 +26,7 @@ export function hashBody(body: unknown): string {
 }
 
 /** Rejects strings no database can keep faithfully: NUL characters and lone surrogates. */
-function checkStrings(value: unknown, path: string): void {
+export function checkStrings(value: unknown, path: string): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000') || !value.isWellFormed()) {
       throw new AppError('parameter_invalid', `Invalid ${path || 'body'}: text must be valid Unicode without NUL characters`, {
@@ -44,10 +44,20 @@ function checkStrings(value: unknown, path: string): void {
   }
 }
 
+// JSON text is UTF-8 (RFC 8259): bytes that are not are refused, never replaced with U+FFFD. A leading
+// byte order mark is kept, so JSON.parse refuses it as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, text: string | Buffer, done) => {
-    const body = typeof text === 'string' ? text : text.toString('utf8');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, raw: string | Buffer, done) => {
+    let body: string;
+    try {
+      body = typeof raw === 'string' ? raw : UTF8.decode(raw);
+    } catch {
+      done(new AppError('invalid_json', 'The request body is not valid UTF-8 text'), undefined);
+      return;
+    }
     if (body.trim() === '') {
       request.bodyHash = hashBody(undefined);
       done(null, undefined);

@@ -20,10 +20,13 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal server error',
 };
 
-/** Error responses for a route's schema: the envelope, with the codes of each status listed. */
+/**
+ * Error responses for a route's schema: the envelope, with the codes of each status listed. 400 and 500
+ * are always included: any request can carry a wrong `Service-Version` or a key of the other environment.
+ */
 export function errorResponses(...statuses: number[]) {
   const out: Record<number, typeof ErrorEnvelope> = {};
-  for (const status of [...statuses, 500]) {
+  for (const status of new Set([400, ...statuses, 500])) {
     const codes = Object.entries(ERROR_CODES)
       .filter(([, info]) => info.status === status)
       .map(([code]) => `\`${code}\``);

@@ -59,8 +59,15 @@ export function validationToAppError(errors: ErrorObject[], part: string | undef
     const where = part === 'querystring' ? 'query parameter' : 'parameter';
     return new AppError('parameter_unknown', `Received unknown ${where}: ${param}`, { param });
   }
-  if (e.keyword === 'propertyNames') {
-    const param = paramName(e.instancePath, String(e.params['propertyName']));
+  // A bad key is reported by Ajv first as the failing keyword of the propertyNames subschema (carrying
+  // `propertyName`), then as `propertyNames`: either way, name the key.
+  if (e.keyword === 'propertyNames' || e.propertyName !== undefined) {
+    const name = e.keyword === 'propertyNames' ? String(e.params['propertyName']) : String(e.propertyName);
+    if (name === '') {
+      const param = paramName(e.instancePath);
+      return new AppError('parameter_invalid', `Invalid ${param}: keys are 1 to 40 characters, an empty key is not allowed`, { param });
+    }
+    const param = paramName(e.instancePath, name);
     return new AppError('parameter_invalid', `Invalid key ${param}: keys are 1 to 40 characters`, { param });
   }
   const param = paramName(e.instancePath) || (part === 'body' ? 'body' : part ?? 'request');

@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   parameter_missing: { status: 400, type: 'invalid_request_error', meaning: 'A required parameter is missing; `param` names it.' },
   parameter_unknown: { status: 400, type: 'invalid_request_error', meaning: 'The body carries a parameter this endpoint does not accept; `param` names it.' },
   environment_mismatch: { status: 400, type: 'invalid_request_error', meaning: 'A key of one environment was sent to the other environment\'s address: `cwk_test_` keys go to the sandbox base URL, `cwk_live_` keys to the live one.' },
+  payment_method_unavailable: { status: 400, type: 'invalid_request_error', meaning: 'A payment method is not valid for the currency or settlement asset (mpesa: KES only; card: KES and USD; paypal: every currency but KES; external_wallet: settling in USDT or USDC), or is not allowed on this intent.' },
+  sandbox_only: { status: 400, type: 'invalid_request_error', meaning: 'This endpoint exists only in the sandbox; call it with a `cwk_test_` key on the sandbox base URL.' },
   api_version_invalid: { status: 400, type: 'invalid_request_error', meaning: 'The `Service-Version` request header names a version that does not exist. The only version is `2026-06-01`.' },
   // 401
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired.' },
@@ -35,7 +37,11 @@ export const ERROR_CODES = {
   // 404
   route_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No endpoint exists at this method and path. All endpoints are under `/v1`.' },
   resource_missing: { status: 404, type: 'invalid_request_error', meaning: 'No record with this id exists for this merchant in this environment; `param` is `id`.' },
+  // 402
+  MERCHANT_LIMIT_EXCEEDED: { status: 402, type: 'invalid_request_error', meaning: 'The payment would take the merchant over a receiving cap (per payment, rolling 24 hours or rolling 30 days). The attempt is declined and the intent stays `awaiting_payment` until it expires.' },
   // 409
+  intent_not_cancelable: { status: 409, type: 'invalid_request_error', meaning: 'Only an intent in `awaiting_payment` can be cancelled; this one has moved on (the message names its status).' },
+  intent_not_payable: { status: 409, type: 'invalid_request_error', meaning: 'The payment outcome cannot apply to the intent in its current status (for example a payment of a cancelled or expired intent, or a dispute of an unpaid one).' },
   idempotency_conflict: { status: 409, type: 'idempotency_error', meaning: 'The `Idempotency-Key` was used before with another method, path or body, or in the other environment.' },
   idempotency_in_progress: { status: 409, type: 'idempotency_error', meaning: 'A request with this `Idempotency-Key` is still being processed; retry after it finishes to receive its result.' },
   // 413, 415

@@ -151,11 +151,10 @@ export async function rotateKey(db: Kysely<DB>, clock: Clock, keyId: string, exp
       allowedIps: JSON.parse(old.allowed_ips) as string[],
       appId: old.app_id,
     });
-    const expiresAt = now + Math.round(expiresInHours * 3_600_000);
-    await repo.updateKey(trx, keyId, {
-      expires_at: old.expires_at === null ? expiresAt : Math.min(old.expires_at, expiresAt),
-      replaced_by: issued.id,
-    });
+    const requested = now + Math.round(expiresInHours * 3_600_000);
+    // A grace period never grows: a key rotated before keeps its earlier expiry, and that is what is reported.
+    const expiresAt = old.expires_at === null ? requested : Math.min(old.expires_at, requested);
+    await repo.updateKey(trx, keyId, { expires_at: expiresAt, replaced_by: issued.id });
     return { old_key: { id: keyId, expires_at: new Date(expiresAt).toISOString() }, new_key: issued };
   });
 }

@@ -1,0 +1,156 @@
+// npm run bench: create-intent throughput and latency on SQLite and PostgreSQL beside a bare Fastify
+// endpoint measured in the same run, and a plain insert loop over `pg` as PostgreSQL's yardstick.
+// Each server runs in its own process (built from dist/); the load generator runs here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { randomBase62 } from '../src/shared/ids.js';
+
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
+const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
+const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
+const PROFILE = process.argv.includes('--profile');
+
+interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (/listening/.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Figures> {
+  // Warm-up, then the measured run.
+  await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: 2 });
+  const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION });
+  const errors = r.errors + r.timeouts + r.non2xx;
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors };
+}
+
+const INTENT_BODY = JSON.stringify({ amount: '1500.00', currency: 'KES', description: 'Bench order', merchant_reference: 'bench-1' });
+
+async function benchCowrie(name: string, databaseUrl: string, port: number): Promise<Figures> {
+  const env = {
+    COWRIE_DATABASE_URL: databaseUrl,
+    COWRIE_HOST: '127.0.0.1',
+    COWRIE_LIVE_PORT: String(port),
+    COWRIE_SANDBOX_PORT: String(port + 1),
+    COWRIE_RATE_LIMIT_TEST: '1000000',
+    COWRIE_RATE_LIMIT_LIVE: '1000000',
+    COWRIE_LOG_LEVEL: 'warn',
+  };
+  const args = [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []), 'dist/cli/main.js', 'serve'];
+  // `serve` prints the demo merchant's key on the first start of an empty database.
+  const { child, output } = await startProcess(args, { ...env, COWRIE_LOG_LEVEL: 'info' });
+  try {
+    const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(output())?.[0];
+    if (!key) throw new Error(`no demo key in output:\n${output()}`);
+    return await load(name, `http://127.0.0.1:${port + 1}/v1/payment-intents`, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, INTENT_BODY);
+  } finally {
+    await stop(child);
+  }
+}
+
+async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `cowrie_bench_${randomBase62(8).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+/** The PostgreSQL yardstick: 32 concurrent clients inserting payment-intent-sized rows in a loop. */
+async function plainInsertLoop(url: string): Promise<Figures> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  await pool.query(`CREATE TABLE plain_intents (id text primary key, merchant_id text not null, environment text not null,
+    status text not null, amount text not null, currency text not null, payload text not null, created_at bigint not null)`);
+  const payload = JSON.stringify({ description: 'Bench order', metadata: {}, methods: ['mpesa', 'card'] });
+  let count = 0;
+  const latencies: number[] = [];
+  const deadline = Date.now() + DURATION * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < deadline) {
+        const t = performance.now();
+        await pool.query('INSERT INTO plain_intents VALUES ($1,$2,$3,$4,$5,$6,$7,$8)', [
+          `pi_${randomBase62(24)}`, 'mer_x', 'test', 'awaiting_payment', '1500.00', 'KES', payload, Date.now(),
+        ]);
+        latencies.push(performance.now() - t);
+        count++;
+      }
+    }),
+  );
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+  return { name: 'pg plain INSERT loop', rps: count / DURATION, p50: pct(50), p99: pct(99), errors: 0 };
+}
+
+function show(rows: Figures[]): void {
+  const line = (f: Figures) =>
+    `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${f.p50.toFixed(2).padStart(7)} ms   p99 ${f.p99.toFixed(2).padStart(7)} ms   errors ${f.errors}`;
+  for (const r of rows) process.stdout.write(`${line(r)}\n`);
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`Create-intent benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}\n\n`);
+  const bareProc = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '4290' });
+  let bare: Figures;
+  try {
+    bare = await load('bare Fastify endpoint', 'http://127.0.0.1:4290/v1/payment-intents', { 'content-type': 'application/json' }, INTENT_BODY);
+  } finally {
+    await stop(bareProc.child);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-'));
+  let sqlite: Figures;
+  try {
+    sqlite = await benchCowrie('cowrie create intent (SQLite)', `sqlite:${join(dir, 'bench.db')}`, 4300);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [pgIntent, pgPlain] = await withPgDatabase(async (url) => [await benchCowrie('cowrie create intent (PostgreSQL)', url, 4310), await plainInsertLoop(url)] as const);
+  show([bare, sqlite, pgIntent, pgPlain]);
+  process.stdout.write(
+    `\nSQLite / bare Fastify throughput:        ${(sqlite.rps / bare.rps).toFixed(2)}  (target >= 0.50; p99 target < 5 ms: ${sqlite.p99 < 5 ? 'met' : 'NOT met'})\n` +
+      `PostgreSQL / plain pg insert throughput:  ${(pgIntent.rps / pgPlain.rps).toFixed(2)}  (target >= 0.60)\n`,
+  );
+}
+
+await main();
