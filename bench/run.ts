@@ -2,7 +2,7 @@
 // endpoint measured in the same run, and a plain insert loop over `pg` as PostgreSQL's yardstick.
 // Each server runs in its own process (built from dist/); the load generator runs here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -153,4 +153,15 @@ async function main(): Promise<void> {
   );
 }
 
+// The other benchmarks, each a script of its own that prints its figures.
+const EXTRA_BENCHES = ['bench/webhooks.ts', 'bench/reports.ts'];
+
 await main();
+for (const script of EXTRA_BENCHES) {
+  if (!existsSync(script)) continue;
+  process.stdout.write(`\n== ${script} ==\n`);
+  const code = await new Promise<number | null>((resolve) => {
+    spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' }).on('exit', resolve);
+  });
+  if (code !== 0) process.exitCode = 1;
+}
