@@ -1,0 +1,508 @@
+// The shared authentication suite: every authenticated route of the generated OpenAPI document is put
+// through the same checks (missing, malformed, unknown, revoked and expired keys; the environment of the
+// address; scopes; publishable keys; IP allowlists; suspended merchants), plus the metadata every error and
+// every authenticated response carries (spec sections 1, 5, 7; DECISIONS "Keys", "Every response").
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { revokeKey, rotateKey, SCOPES, type IssuedKey, type Scope } from '../src/modules/keys/index.js';
+import { setMerchantStatus, type CreatedMerchant } from '../src/modules/merchants/index.js';
+import { randomBase62 } from '../src/shared/ids.js';
+
+type Env = 'test' | 'live';
+
+interface Route {
+  method: string;
+  /** OpenAPI path, without the /v1 prefix. */
+  path: string;
+  /** Scopes the operation accepts (any one suffices); empty for any valid key. */
+  scopes: string[];
+  label: string;
+}
+
+const VERIFY = 'GET /auth/verify';
+const DUMMY_ID = `xx_${randomBase62(24)}`;
+const ENVS: Env[] = ['test', 'live'];
+
+/** Section 4.1 (plus the DECISIONS extension that names its scope), with the link aliases in canonical form. */
+const SPEC_SCOPES: Record<string, string[]> = {
+  'GET /auth/verify': [],
+  'GET /rates': ['payments:read'],
+  'POST /quotes': ['payments:read'],
+  'POST /payment-intents': ['payments:write'],
+  'GET /payment-intents': ['payments:read'],
+  'GET /payment-intents/{id}': ['payments:read'],
+  'POST /payment-intents/{id}/cancel': ['payments:write'],
+  'POST /payment-intents/{id}/refund-request': ['refunds:write'],
+  'POST /refunds': ['refunds:write'],
+  'GET /refunds': ['refunds:read'],
+  'GET /refunds/{id}': ['refunds:read'],
+  'POST /payment-links': ['payment_links:write', 'checkout:write'],
+  'GET /payment-links/{id}': ['payment_links:read', 'payments:read'],
+  'GET /balances': ['balances:read'],
+  'GET /settlements': ['settlements:read'],
+  'GET /reports/payments': ['reports:read'],
+  'GET /reports/settlements': ['reports:read'],
+  'POST /webhook_endpoints': ['webhooks:write'],
+  'GET /webhook_endpoints': ['webhooks:read'],
+  'GET /webhook_endpoints/{id}': ['webhooks:read'],
+  'DELETE /webhook_endpoints/{id}': ['webhooks:write'],
+  'GET /webhook_events': ['webhooks:read'],
+  'GET /webhook_events/{id}': ['webhooks:read'],
+  'POST /webhook_events/{id}/resend': ['webhooks:write'],
+  'GET /events': ['payments:read'],
+  'POST /sandbox/webhooks/trigger': ['payments:write'],
+  'POST /customers': ['customers:write'],
+  'GET /customers': ['customers:read'],
+  'GET /customers/{id}': ['customers:read'],
+  'POST /sandbox/payment-intents/{id}/simulate': ['payments:write'],
+};
+
+/** Error codes this suite saw; each must have its entry on /docs/errors. */
+const seenCodes = new Set<string>();
+
+function expectError(r: ApiResponse, status: number, code: string, type: string, env: Env, label: string, param: string | null = null): void {
+  const where = `${label}: ${r.status} ${r.text.slice(0, 300)}`;
+  expect(r.status, where).toBe(status);
+  expect(r.headers.get('content-type'), where).toMatch(/^application\/json/);
+  const body = r.json;
+  expect(Object.keys(body ?? {}).sort(), where).toEqual(['environment', 'error', 'livemode', 'request_id']);
+  expect(Object.keys(body.error).sort(), where).toEqual(['code', 'docs_url', 'message', 'param', 'request_id', 'type']);
+  expect(body.error.code, where).toBe(code);
+  expect(body.error.type, where).toBe(type);
+  expect(body.error.param, where).toBe(param);
+  expect(typeof body.error.message, where).toBe('string');
+  expect(body.error.message.length, where).toBeGreaterThan(0);
+  const requestId = r.headers.get('service-request-id');
+  expect(requestId, where).toMatch(/^req_[0-9A-Za-z]+$/);
+  expect(body.request_id, where).toBe(requestId);
+  expect(body.error.request_id, where).toBe(requestId);
+  expect(body.environment, where).toBe(env);
+  expect(body.livemode, where).toBe(env === 'live');
+  expect(typeof body.error.docs_url, where).toBe('string');
+  const docs = new URL(body.error.docs_url);
+  expect(`${docs.pathname}${docs.hash}`, where).toBe(`/docs/errors#${code}`);
+  expect(body.error.docs_url.endsWith(`/docs/errors#${code}`), where).toBe(true);
+  expect(r.headers.get('service-version'), where).toBe('2026-06-01');
+  seenCodes.add(code);
+}
+
+/** Headers of an authenticated response (the key was recognised), success or 403 alike. */
+function expectAuthenticatedHeaders(r: ApiResponse, env: Env, limit: number, label: string): void {
+  const where = `${label}: ${r.status} ${r.text.slice(0, 200)}`;
+  expect(r.headers.get('service-environment'), where).toBe(env);
+  expect(r.headers.get('service-ratelimit-limit'), where).toBe(String(limit));
+  const remaining = r.headers.get('service-ratelimit-remaining');
+  expect(remaining, where).toMatch(/^\d+$/);
+  expect(Number(remaining), where).toBeLessThan(limit);
+  expect(r.headers.get('service-ratelimit-reset'), where).toMatch(/^\d+$/);
+  expect(r.headers.get('service-request-id'), where).toMatch(/^req_[0-9A-Za-z]+$/);
+}
+
+/** The request got past authentication and authorisation (whatever the route then answered). */
+function expectPassedAuth(r: ApiResponse, label: string): void {
+  const where = `${label}: ${r.status} ${r.text.slice(0, 300)}`;
+  expect([401, 403, 429], where).not.toContain(r.status);
+  if (r.status === 400) expect(r.json?.error?.code, where).not.toBe('environment_mismatch');
+}
+
+function unknownKey(env: Env, tag: 'sk' | 'rk' | 'pk' = 'sk'): string {
+  return `cwk_${env}_${tag}_${randomBase62(40)}`;
+}
+
+async function listen(host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(0, host, () => srv.close(() => resolve(true)));
+  });
+}
+const MAPPED_LISTEN_OK = await listen('::ffff:127.0.0.1');
+
+describe(`authentication on every authenticated route (${ENGINE})`, () => {
+  let s: TestServer;
+  let routes: Route[] = [];
+  let m: CreatedMerchant;
+  const limits = { test: 100000, live: 100000 };
+  const restrictedCache = new Map<string, IssuedKey>();
+
+  const hit = (env: Env, route: Route, key: string | null, headers: Record<string, string> = {}) =>
+    s.call(env, route.method, route.path.replace(/\{[^}]+\}/g, DUMMY_ID), {
+      key,
+      headers,
+      body: route.method === 'POST' ? {} : undefined,
+    });
+
+  const restricted = async (env: Env, scopes: string[]): Promise<IssuedKey> => {
+    const cacheKey = `${env}:${scopes.join(',')}`;
+    let k = restrictedCache.get(cacheKey);
+    if (!k) {
+      k = await s.newKey({ merchantId: m.merchant.id, environment: env, type: 'restricted', scopes });
+      restrictedCache.set(cacheKey, k);
+    }
+    return k;
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer({
+      // A test-only route accepting two scopes, hidden from the OpenAPI document, for the any-of rule.
+      configureApp: (app) => {
+        app.get(
+          '/v1/test-only/any-of',
+          { config: { scopes: ['payment_links:read', 'payments:read'] satisfies Scope[] }, schema: { hide: true } },
+          async () => ({ ok: true }),
+        );
+      },
+    });
+    m = s.merchant;
+    const doc = await s.call('test', 'GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.json.paths ?? {})) {
+      for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const security = op['security'] as Array<Record<string, string[]>> | undefined;
+        if (!security || security.length === 0) continue;
+        const scopes = (op['x-scopes'] as string[] | undefined) ?? security[0]?.['bearerAuth'] ?? [];
+        routes.push({ method: method.toUpperCase(), path, scopes: [...scopes], label: `${method.toUpperCase()} ${path}` });
+      }
+    }
+  });
+  afterAll(async () => s?.stop());
+
+  it('finds the authenticated routes in the OpenAPI document, with the scopes of section 4.1', () => {
+    const labels = routes.map((r) => r.label);
+    expect(labels).toContain(VERIFY);
+    expect(labels).toContain('GET /customers');
+    expect(labels).toContain('POST /customers');
+    expect(labels).toContain('GET /customers/{id}');
+    expect(labels).not.toContain('GET /openapi.json');
+    expect(labels.some((l) => l.includes('test-only'))).toBe(false);
+    for (const r of routes) {
+      // Only /auth/verify takes any key; every other authenticated route names its scopes.
+      if (r.label === VERIFY) expect(r.scopes, r.label).toEqual([]);
+      else expect(r.scopes.length, `${r.label} declares no scope`).toBeGreaterThan(0);
+      for (const scope of r.scopes) expect(SCOPES as readonly string[], `${r.label}: ${scope}`).toContain(scope);
+      const specKey = `${r.method} ${r.path.replace(/\{[^}]+\}/g, '{id}')}`;
+      const expected = SPEC_SCOPES[specKey];
+      if (expected) expect([...r.scopes].sort(), specKey).toEqual([...expected].sort());
+    }
+  });
+
+  it('no Authorization header: 401 invalid_api_key on both addresses', async () => {
+    for (const route of routes) {
+      for (const env of ENVS) {
+        expectError(await hit(env, route, null), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env}`);
+      }
+      if (route.method === 'GET') {
+        const head = await s.call('test', 'HEAD', route.path.replace(/\{[^}]+\}/g, DUMMY_ID));
+        expect(head.status, `HEAD ${route.path}`).toBe(401);
+        expect(head.headers.get('service-request-id'), `HEAD ${route.path}`).toMatch(/^req_/);
+      }
+    }
+  });
+
+  it('malformed Authorization header: 401 invalid_api_key', async () => {
+    const valid = m.keys.test_secret;
+    const malformed = [
+      'Basic x',
+      `Basic ${Buffer.from(`${valid}:`).toString('base64')}`,
+      'Bearer',
+      `Bearer ${valid} extra`,
+      `Token ${valid}`,
+      valid,
+      'Bearer not-a-key',
+      `Bearer ${valid.slice(0, 20)}`,
+      `Bearer ${valid}!`,
+      `Bearer cwk_test_xk_${randomBase62(40)}`,
+      `Bearer sk_test_${randomBase62(40)}`,
+    ];
+    for (const route of routes) {
+      for (const header of malformed) {
+        const r = await hit('test', route, null, { authorization: header });
+        expectError(r, 401, 'invalid_api_key', 'authentication_error', 'test', `${route.label} [${header}]`);
+      }
+    }
+    // The scheme is case-insensitive (RFC 9110 section 11.1).
+    const lower = await s.call('test', 'GET', '/auth/verify', { headers: { authorization: `bearer ${valid}` } });
+    expect(lower.status).toBe(200);
+  });
+
+  it('unknown well-formed key: 401 invalid_api_key', async () => {
+    for (const route of routes) {
+      for (const tag of ['sk', 'rk', 'pk'] as const) {
+        expectError(await hit('test', route, unknownKey('test', tag)), 401, 'invalid_api_key', 'authentication_error', 'test', `${route.label} test ${tag}`);
+      }
+      expectError(await hit('live', route, unknownKey('live')), 401, 'invalid_api_key', 'authentication_error', 'live', `${route.label} live`);
+    }
+  });
+
+  it('revoked key: 401 invalid_api_key, in both environments', async () => {
+    const keys: Record<Env, IssuedKey> = {
+      test: await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'secret' }),
+      live: await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret' }),
+    };
+    for (const env of ENVS) {
+      // Working before the revocation, so the 401 below is the revocation's doing.
+      expect((await s.call(env, 'GET', '/auth/verify', { key: keys[env].key })).status).toBe(200);
+      await revokeKey(s.running.database.db, s.running.clock, keys[env].id);
+    }
+    for (const route of routes) {
+      for (const env of ENVS) {
+        expectError(await hit(env, route, keys[env].key), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env}`);
+      }
+    }
+    const restrictedKey = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['customers:read'] });
+    await revokeKey(s.running.database.db, s.running.clock, restrictedKey.id);
+    expectError(
+      await s.call('test', 'GET', '/customers', { key: restrictedKey.key }),
+      401,
+      'invalid_api_key',
+      'authentication_error',
+      'test',
+      'revoked restricted key',
+    );
+  });
+
+  it('expired key (rotated with 0 hours): the old key gets 401 everywhere, the new key works', async () => {
+    const db = s.running.database.db;
+    const clock = s.running.clock;
+    const rotated: Record<Env, { old: string; fresh: string }> = { test: { old: '', fresh: '' }, live: { old: '', fresh: '' } };
+    for (const env of ENVS) {
+      const key = await s.newKey({ merchantId: m.merchant.id, environment: env, type: 'secret' });
+      const outcome = await rotateKey(db, clock, key.id, 0);
+      rotated[env] = { old: key.key, fresh: outcome.new_key.key };
+      expect(outcome.new_key.key).not.toBe(key.key);
+    }
+    for (const route of routes) {
+      for (const env of ENVS) {
+        expectError(await hit(env, route, rotated[env].old), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env} old`);
+        const fresh = await hit(env, route, rotated[env].fresh);
+        expectPassedAuth(fresh, `${route.label} ${env} new`);
+        expectAuthenticatedHeaders(fresh, env, limits[env], `${route.label} ${env} new`);
+      }
+    }
+  });
+
+  it('a key sent to the other environment: 400 environment_mismatch', async () => {
+    const liveKeys = [m.keys.live_secret!, unknownKey('live'), unknownKey('live', 'pk')];
+    const testKeys = [m.keys.test_secret, m.keys.test_publishable, unknownKey('test', 'rk')];
+    for (const route of routes) {
+      for (const key of testKeys) {
+        expectError(await hit('live', route, key), 400, 'environment_mismatch', 'invalid_request_error', 'live', `${route.label} test key on live`);
+      }
+      for (const key of liveKeys) {
+        expectError(await hit('test', route, key), 400, 'environment_mismatch', 'invalid_request_error', 'test', `${route.label} live key on sandbox`);
+      }
+    }
+  });
+
+  it('restricted key without an accepted scope: 403 insufficient_scope naming the accepted scopes', async () => {
+    for (const route of routes) {
+      if (route.scopes.length === 0) continue;
+      const unrelated = SCOPES.filter((x) => !route.scopes.includes(x));
+      // Two unrelated scopes: holding several of the wrong scopes is no better than one.
+      for (const env of ENVS) {
+        const key = await restricted(env, unrelated.slice(0, 2));
+        const r = await hit(env, route, key.key);
+        expectError(r, 403, 'insufficient_scope', 'permission_error', env, `${route.label} ${env}`);
+        for (const scope of route.scopes) expect(r.json.error.message, route.label).toContain(scope);
+        expectAuthenticatedHeaders(r, env, limits[env], route.label);
+      }
+    }
+    // /auth/verify takes any valid key whatever its scopes.
+    const key = await restricted('test', ['balances:read']);
+    expect((await s.call('test', 'GET', '/auth/verify', { key: key.key })).status).toBe(200);
+  });
+
+  it('any one of the accepted scopes suffices, on every route', async () => {
+    for (const route of routes) {
+      for (const scope of route.scopes) {
+        const key = await restricted('test', [scope]);
+        const r = await hit('test', route, key.key);
+        expectPassedAuth(r, `${route.label} with only ${scope}`);
+        expectAuthenticatedHeaders(r, 'test', limits.test, route.label);
+      }
+      // A secret key holds every scope.
+      expectPassedAuth(await hit('test', route, m.keys.test_secret), `${route.label} secret`);
+      expectPassedAuth(await hit('live', route, m.keys.live_secret!), `${route.label} live secret`);
+    }
+  });
+
+  it('any-of rule and the payment:links aliases on a route that accepts two scopes', async () => {
+    const path = '/v1/test-only/any-of';
+    for (const scopes of [['payments:read'], ['payment_links:read'], ['payment:links:read'], ['customers:read', 'payments:read']]) {
+      const key = await restricted('test', scopes);
+      const r = await s.call('test', 'GET', path, { key: key.key });
+      expect(r.status, scopes.join(',')).toBe(200);
+    }
+    for (const scopes of [['payment_links:write'], ['payment:links:write', 'customers:read'], ['payments:write']]) {
+      const key = await restricted('test', scopes);
+      const r = await s.call('test', 'GET', path, { key: key.key });
+      expectError(r, 403, 'insufficient_scope', 'permission_error', 'test', scopes.join(','));
+      expect(r.json.error.message).toContain('payment_links:read');
+      expect(r.json.error.message).toContain('payments:read');
+    }
+  });
+
+  it('read scopes do not grant writes: customers:read can list and retrieve but not create', async () => {
+    const key = await restricted('test', ['customers:read']);
+    const list = await s.call('test', 'GET', '/customers', { key: key.key });
+    expect(list.status).toBe(200);
+    expect(list.json.object).toBe('list');
+    expectAuthenticatedHeaders(list, 'test', limits.test, 'GET /customers');
+    const one = await s.call('test', 'GET', `/customers/cus_${randomBase62(24)}`, { key: key.key });
+    expectError(one, 404, 'resource_missing', 'invalid_request_error', 'test', 'GET /customers/{id}', 'id');
+    const create = await s.call('test', 'POST', '/customers', { key: key.key, body: { name: 'Nope' } });
+    expectError(create, 403, 'insufficient_scope', 'permission_error', 'test', 'POST /customers');
+    expect(create.json.error.message).toContain('customers:write');
+    // Nothing was created by the refused request.
+    const after = await s.call('test', 'GET', '/customers', { key: key.key });
+    expect(after.json.data.filter((c: { name: string | null }) => c.name === 'Nope')).toEqual([]);
+
+    const writer = await restricted('test', ['customers:write']);
+    const created = await s.call('test', 'POST', '/customers', { key: writer.key, body: { name: 'Yes' } });
+    expect(created.status).toBe(201);
+    expectError(await s.call('test', 'GET', '/customers', { key: writer.key }), 403, 'insufficient_scope', 'permission_error', 'test', 'writer lists');
+  });
+
+  it('publishable keys: 403 publishable_key_not_allowed on every route but GET /auth/verify', async () => {
+    const livePk = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'publishable' });
+    const pks: Record<Env, string> = { test: m.keys.test_publishable, live: livePk.key };
+    for (const route of routes) {
+      for (const env of ENVS) {
+        const r = await hit(env, route, pks[env]);
+        if (route.label === VERIFY) {
+          expect(r.status, `${route.label} ${env}`).toBe(200);
+          expect(r.json.key_type).toBe('publishable');
+          expect(r.json.scopes).toEqual([]);
+        } else {
+          expectError(r, 403, 'publishable_key_not_allowed', 'permission_error', env, `${route.label} ${env}`);
+        }
+        expectAuthenticatedHeaders(r, env, limits[env], `${route.label} ${env}`);
+      }
+    }
+  });
+
+  it('live key with an IP allowlist used from elsewhere: 403 ip_not_allowed; /auth/verify answers ip_allowed false', async () => {
+    const outside = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret', allowedIps: ['10.0.0.0/8'] });
+    const outsideRestricted = await s.newKey({
+      merchantId: m.merchant.id,
+      environment: 'live',
+      type: 'restricted',
+      scopes: ['customers:read'],
+      allowedIps: ['192.168.1.7', '2001:db8::/32'],
+    });
+    for (const route of routes) {
+      for (const key of [outside, outsideRestricted]) {
+        const r = await hit('live', route, key.key);
+        if (route.label === VERIFY) {
+          expect(r.status, route.label).toBe(200);
+          expect(r.json.ip_allowed).toBe(false);
+          expect(r.json.key_id).toBe(key.id);
+        } else {
+          // The allowlist is checked before the scope: the address is refused whatever the key holds.
+          expectError(r, 403, 'ip_not_allowed', 'permission_error', 'live', `${route.label} ${key.allowed_ips.join(',')}`);
+        }
+        expectAuthenticatedHeaders(r, 'live', limits.live, route.label);
+      }
+    }
+  });
+
+  it('live key with an allowlist that covers the caller (127.0.0.0/8, 127.0.0.1, ::ffff:127.0.0.1) is allowed', async () => {
+    for (const allowedIps of [['127.0.0.0/8'], ['127.0.0.1'], ['::ffff:127.0.0.1'], ['10.0.0.0/8', '127.0.0.1/32'], ['::ffff:127.0.0.0/104']]) {
+      const key = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret', allowedIps });
+      const verify = await s.call('live', 'GET', '/auth/verify', { key: key.key });
+      expect(verify.status, allowedIps.join(',')).toBe(200);
+      expect(verify.json.ip_allowed, allowedIps.join(',')).toBe(true);
+      const list = await s.call('live', 'GET', '/customers', { key: key.key });
+      expect(list.status, allowedIps.join(',')).toBe(200);
+      for (const route of routes) expectPassedAuth(await hit('live', route, key.key), `${route.label} ${allowedIps.join(',')}`);
+    }
+    // ::1 is not the caller's address: an IPv6 loopback entry does not cover 127.0.0.1.
+    const v6 = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret', allowedIps: ['::1'] });
+    expectError(await s.call('live', 'GET', '/customers', { key: v6.key }), 403, 'ip_not_allowed', 'permission_error', 'live', '::1');
+  });
+
+  it('live keys of a suspended merchant: 403 account_inactive; its sandbox keys keep working', async () => {
+    const other = await s.newMerchant({ verified: true, name: 'Suspended merchant' });
+    const liveKey = other.keys.live_secret!;
+    const liveRestricted = await s.newKey({ merchantId: other.merchant.id, environment: 'live', type: 'restricted', scopes: ['customers:read'] });
+    expect((await s.call('live', 'GET', '/customers', { key: liveKey })).status).toBe(200);
+    await setMerchantStatus(s.running.database.db, other.merchant.id, 'suspended');
+    for (const route of routes) {
+      for (const key of [liveKey, liveRestricted.key]) {
+        const r = await hit('live', route, key);
+        if (route.label === VERIFY) {
+          expect(r.status).toBe(200);
+          expect(r.json.status).toBe('inactive');
+        } else {
+          expectError(r, 403, 'account_inactive', 'permission_error', 'live', route.label);
+        }
+        expectAuthenticatedHeaders(r, 'live', limits.live, route.label);
+      }
+    }
+    const sandbox = await s.call('test', 'GET', '/customers', { key: other.keys.test_secret });
+    expect(sandbox.status).toBe(200);
+    // Other merchants' live keys are unaffected.
+    expect((await s.call('live', 'GET', '/customers', { key: m.keys.live_secret! })).status).toBe(200);
+    await setMerchantStatus(s.running.database.db, other.merchant.id, 'active');
+    expect((await s.call('live', 'GET', '/customers', { key: liveKey })).status).toBe(200);
+  });
+
+  it('authenticated successes carry Service-Environment, the rate-limit headers and the request id', async () => {
+    for (const env of ENVS) {
+      const key = env === 'test' ? m.keys.test_secret : m.keys.live_secret!;
+      for (const path of ['/auth/verify', '/customers']) {
+        const r = await s.call(env, 'GET', path, { key });
+        expect(r.status).toBe(200);
+        expectAuthenticatedHeaders(r, env, limits[env], `${env} ${path}`);
+        expect(r.json.request_id).toBe(r.headers.get('service-request-id'));
+        expect(r.json.environment).toBe(env);
+        expect(r.json.livemode).toBe(env === 'live');
+      }
+    }
+    // Two requests never share an id.
+    const a = await s.sandbox('GET', '/auth/verify');
+    const b = await s.sandbox('GET', '/auth/verify');
+    expect(a.headers.get('service-request-id')).not.toBe(b.headers.get('service-request-id'));
+  });
+
+  it('every error code answered above has its entry on /docs/errors', async () => {
+    expect(seenCodes.size).toBeGreaterThanOrEqual(6);
+    for (const env of ENVS) {
+      const page = await s.call(env, 'GET', '/docs/errors');
+      expect(page.status).toBe(200);
+      for (const code of seenCodes) expect(page.text, code).toContain(`id="${code}"`);
+    }
+  });
+});
+
+// The socket address of an IPv4 client on an IPv6 socket is IPv4-mapped (::ffff:127.0.0.1); it counts as
+// its IPv4 form (DECISIONS "Keys").
+describe.skipIf(!MAPPED_LISTEN_OK)(`IP allowlist with IPv4-mapped socket addresses (${ENGINE})`, () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ env: { COWRIE_HOST: '::ffff:127.0.0.1' } });
+  });
+  afterAll(async () => s?.stop());
+
+  it('matches IPv4 entries against the mapped address', async () => {
+    const merchantId = s.merchant.merchant.id;
+    const cases: Array<[string[], boolean]> = [
+      [['127.0.0.0/8'], true],
+      [['127.0.0.1'], true],
+      [['::ffff:127.0.0.1'], true],
+      [['10.0.0.0/8'], false],
+      [['::1'], false],
+    ];
+    for (const [allowedIps, allowed] of cases) {
+      const key = await s.newKey({ merchantId, environment: 'live', type: 'secret', allowedIps });
+      const verify = await s.call('live', 'GET', '/auth/verify', { key: key.key });
+      expect(verify.status, allowedIps.join(',')).toBe(200);
+      expect(verify.json.ip_allowed, allowedIps.join(',')).toBe(allowed);
+      const list = await s.call('live', 'GET', '/customers', { key: key.key });
+      if (allowed) expect(list.status, allowedIps.join(',')).toBe(200);
+      else expectError(list, 403, 'ip_not_allowed', 'permission_error', 'live', allowedIps.join(','));
+    }
+  });
+});
