@@ -22,14 +22,14 @@ interface Figures {
   errors: number;
 }
 
-function startProcess(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+function startProcess(args: string[], env: Record<string, string>, ready = /listening/): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (/listening/.test(out)) {
+      if (ready.test(out)) {
         clearTimeout(timer);
         resolve({ child, output: () => out });
       }
@@ -38,6 +38,18 @@ function startProcess(args: string[], env: Record<string, string>): Promise<{ ch
     child.stderr!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
   });
+}
+
+async function waitForHttp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} never answered`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -71,8 +83,9 @@ async function benchCowrie(name: string, databaseUrl: string, port: number): Pro
   };
   const args = [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []), 'dist/cli/main.js', 'serve'];
   // `serve` prints the demo merchant's key on the first start of an empty database.
-  const { child, output } = await startProcess(args, { ...env, COWRIE_LOG_LEVEL: 'info' });
+  const { child, output } = await startProcess(args, env, /cwk_test_sk_\w+/);
   try {
+    await waitForHttp(`http://127.0.0.1:${port + 1}/docs/errors`);
     const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(output())?.[0];
     if (!key) throw new Error(`no demo key in output:\n${output()}`);
     return await load(name, `http://127.0.0.1:${port + 1}/v1/payment-intents`, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, INTENT_BODY);

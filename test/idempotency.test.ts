@@ -149,17 +149,19 @@ describe(`idempotency (${ENGINE})`, () => {
     expect(await countCustomers(s, { reference })).toBe(1);
   });
 
-  it('a trailing slash or a query string is still the same path; no body is the same as {}', async () => {
+  it('a trailing slash is still the same path; no body is the same as {}', async () => {
     const key = newKey('same-path');
     const reference = `ref-${key}`;
     const first = await post(key, { reference });
     expect(first.status).toBe(201);
-    for (const path of ['/customers/', '/customers?expand=x']) {
-      const again = await post(key, { reference }, { path });
-      expect(again.status, `${path}: ${again.text}`).toBe(201);
-      expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(again.text).toBe(first.text);
-    }
+    const again = await post(key, { reference }, { path: '/customers/' });
+    expect(again.status, again.text).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    // A query string is not ignored: endpoints refuse query parameters they do not take, before the key.
+    const withQuery = await post(key, { reference }, { path: '/customers?expand=x' });
+    expect(withQuery.status, withQuery.text).toBe(400);
+    expect(withQuery.json.error.code).toBe('parameter_unknown');
     expect(await countCustomers(s, { reference })).toBe(1);
 
     // A POST without a body reads as {}: the two are one request.

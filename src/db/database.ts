@@ -2,9 +2,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
+import { createRequire } from 'node:module';
 import type { Engine } from './dialect.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+
+const require = createRequire(import.meta.url);
 import type { DB } from './schema.js';
 
 export interface Database {
@@ -30,6 +34,28 @@ export function sqlitePath(url: string): string {
   return resolve(path);
 }
 
+/**
+ * better-sqlite3 compiles a statement on every prepare(); Kysely prepares every query it runs. Keeping the
+ * compiled statements of the most recent distinct SQL texts removes that cost from every request.
+ */
+function withStatementCache(conn: SQLite.Database, size = 500): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => conn.close(),
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText);
+      if (stmt) {
+        cache.delete(sqlText);
+      } else {
+        stmt = conn.prepare(sqlText);
+        if (cache.size >= size) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sqlText, stmt);
+      return stmt as never;
+    },
+  };
+}
+
 export function openDatabase(url: string, opts: { poolSize?: number } = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = sqlitePath(url);
@@ -40,8 +66,21 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Dat
     conn.pragma('journal_mode = WAL');
     conn.pragma('synchronous = NORMAL');
     conn.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: conn }) });
-    return { db, engine: 'sqlite', pool: null, close: () => db.destroy() };
+    let checkpointer: Checkpointer | null = null;
+    if (path !== ':memory:') {
+      conn.pragma('wal_autocheckpoint = 0');
+      checkpointer = startCheckpointer(path, require.resolve('better-sqlite3'));
+    }
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) });
+    return {
+      db,
+      engine: 'sqlite',
+      pool: null,
+      close: async () => {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types: pgTypes });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.

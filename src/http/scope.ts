@@ -6,11 +6,18 @@ export interface RequestScope {
   merchantId: string;
   environment: EnvironmentColumn;
   key: AuthenticatedKey;
+  /** Sandbox clock offset read with the key (0 for live): saves a query per request. */
+  sandboxOffsetMs: number;
 }
 
 /** The merchant and environment every query of an authenticated route is confined to. */
 export function requireAuth(request: FastifyRequest): RequestScope {
   const key = request.auth;
   if (!key) throw new Error('route reached without authentication');
-  return { merchantId: key.merchantId, environment: request.environment, key };
+  return {
+    merchantId: key.merchantId,
+    environment: request.environment,
+    key,
+    sandboxOffsetMs: request.environment === 'test' ? key.sandboxOffsetMs : 0,
+  };
 }

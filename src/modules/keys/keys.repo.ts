@@ -19,12 +19,15 @@ export async function lockKeyById(trx: Transaction<DB>, id: string): Promise<Api
 export interface KeyWithMerchant {
   key: ApiKeyRow;
   merchant: Merchant;
+  /** The merchant's sandbox clock offset, read in the same query (0 when never moved). */
+  sandboxOffsetMs: number;
 }
 
 export async function findKeyByHash(db: Q, hash: string): Promise<KeyWithMerchant | undefined> {
   const row = await db
     .selectFrom('api_keys as k')
     .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
+    .leftJoin('sandbox_clocks as sc', 'sc.merchant_id', 'k.merchant_id')
     .selectAll('k')
     .select([
       'm.name as m_name',
@@ -34,15 +37,17 @@ export async function findKeyByHash(db: Q, hash: string): Promise<KeyWithMerchan
       'm.limit_daily as m_limit_daily',
       'm.limit_monthly as m_limit_monthly',
       'm.created_at as m_created_at',
+      'sc.offset_ms as sc_offset_ms',
     ])
     .where('k.key_hash', '=', hash)
     .executeTakeFirst();
   if (!row) return undefined;
   const {
-    m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, ...key
+    m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, sc_offset_ms, ...key
   } = row;
   return {
     key,
+    sandboxOffsetMs: sc_offset_ms === null || sc_offset_ms === undefined ? 0 : Number(sc_offset_ms),
     merchant: {
       id: key.merchant_id,
       name: m_name,

@@ -169,13 +169,15 @@ export interface AuthenticatedKey {
   allowedIps: string[];
   expiresAt: number | null;
   merchant: Merchant;
+  /** The merchant's sandbox clock offset when the key was checked (applies to sandbox requests). */
+  sandboxOffsetMs: number;
 }
 
 /** The key behind a plaintext, or null when it is unknown, revoked or expired. */
 export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
   const found = await repo.findKeyByHash(db, hashKey(plaintext));
   if (!found) return null;
-  const { key, merchant } = found;
+  const { key, merchant, sandboxOffsetMs } = found;
   const now = clock.nowMs();
   if (key.revoked_at !== null && key.revoked_at <= now) return null;
   if (key.expires_at !== null && key.expires_at <= now) return null;
@@ -189,5 +191,6 @@ export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: s
     allowedIps: JSON.parse(key.allowed_ips) as string[],
     expiresAt: key.expires_at,
     merchant,
+    sandboxOffsetMs,
   };
 }
