@@ -1,0 +1,207 @@
+// npm run bench (via bench/run.ts), or on its own: `npm run build && node --import tsx bench/reports.ts`.
+// Seeds 100,000 paid payments (bulk inserts straight into the tables), then streams the CSV payments
+// report from a real server process and prints the time and that process's peak resident memory
+// (VmHWM from /proc/<pid>/status; target under 150 MB). SQLite always; PostgreSQL too when
+// COWRIE_BENCH_DATABASE_URL (or COWRIE_TEST_DATABASE_URL, or the local default) answers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import type { PaymentIntentRow, SettlementRow } from '../src/db/schema.js';
+import { randomBase62 } from '../src/shared/ids.js';
+
+const ROWS = Number(process.env['BENCH_REPORT_ROWS'] ?? 100_000);
+const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
+const DAY_MS = 86_400_000;
+
+function startServer(databaseUrl: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
+      env: {
+        ...process.env,
+        COWRIE_DATABASE_URL: databaseUrl,
+        COWRIE_HOST: '127.0.0.1',
+        COWRIE_LIVE_PORT: String(port),
+        COWRIE_SANDBOX_PORT: String(port + 1),
+        COWRIE_RATE_LIMIT_TEST: '1000000',
+        COWRIE_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (/listening/.test(out) && /"environment":"test"/.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : NaN;
+}
+
+/** 100,000 paid intents (and their settlements) of the demo merchant, paid over the last 20 days. */
+async function seed(databaseUrl: string, merchantId: string): Promise<void> {
+  const database = openDatabase(databaseUrl);
+  const now = Date.now();
+  const batch = 500;
+  try {
+    for (let i = 0; i < ROWS; i += batch) {
+      const intents: PaymentIntentRow[] = [];
+      const settlements: SettlementRow[] = [];
+      for (let j = i; j < Math.min(ROWS, i + batch); j++) {
+        const paidAt = now - Math.floor((j / ROWS) * 20 * DAY_MS) - 1000;
+        const id = `pi_${randomBase62(24)}`;
+        intents.push({
+          id,
+          merchant_id: merchantId,
+          environment: 'test',
+          status: 'paid',
+          amount: '1500.00',
+          currency: 'KES',
+          settlement_currency: 'USDT',
+          pay_amount: '11.607590',
+          rate: '129.2258',
+          description: 'Bench order',
+          merchant_reference: j % 10 === 0 ? `=HYPERLINK("x",${j})` : `order-${j}, "bench"`,
+          payment_methods: '["card","mpesa"]',
+          customer: null,
+          metadata: '{}',
+          return_url: null,
+          payment_link: null,
+          payment_method: 'card',
+          amount_received: '11.607590',
+          failure_code: null,
+          expires_at: paidAt + 1_800_000,
+          created_at: paidAt - 60_000,
+          paid_at: paidAt,
+          cancelled_at: null,
+          updated_at: paidAt,
+        });
+        settlements.push({
+          id: `stl_${randomBase62(24)}`,
+          merchant_id: merchantId,
+          environment: 'test',
+          payment_intent_id: id,
+          asset: 'USDT',
+          amount: '11.607590',
+          status: 'available',
+          available_at: paidAt,
+          settled_at: paidAt,
+          created_at: paidAt,
+          updated_at: paidAt,
+        });
+      }
+      await database.db.transaction().execute(async (trx) => {
+        await trx.insertInto('payment_intents').values(intents).execute();
+        await trx.insertInto('settlements').values(settlements).execute();
+      });
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+interface Result {
+  engine: string;
+  rows: number;
+  bytes: number;
+  seconds: number;
+  baselineMb: number;
+  peakMb: number;
+}
+
+async function benchEngine(engine: string, databaseUrl: string, port: number): Promise<Result> {
+  // First start: migrates and prints the demo merchant's sandbox key.
+  const first = await startServer(databaseUrl, port);
+  const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(first.output())?.[0];
+  const merchantId = /(mer_[0-9A-Za-z]+)/.exec(first.output())?.[1];
+  await stop(first.child);
+  if (!key || !merchantId) throw new Error(`no demo merchant in output:\n${first.output()}`);
+  const t0 = performance.now();
+  await seed(databaseUrl, merchantId);
+  process.stdout.write(`${engine}: seeded ${ROWS} paid payments in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+
+  // A fresh process, so that its peak memory is the report's and start-up's only.
+  const server = await startServer(databaseUrl, port);
+  try {
+    const pid = server.child.pid!;
+    const baseline = memoryKb(pid, 'VmHWM');
+    const start = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port + 1}/v1/reports/payments?format=csv`, { headers: { authorization: `Bearer ${key}` } });
+    if (res.status !== 200) throw new Error(`report answered ${res.status}: ${await res.text()}`);
+    let bytes = 0;
+    let lines = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength;
+      for (const b of chunk) if (b === 0x0a) lines++;
+    }
+    const seconds = (performance.now() - start) / 1000;
+    // Quoted cells hold no newlines here, so lines = rows + the header.
+    return { engine, rows: lines - 1, bytes, seconds, baselineMb: baseline / 1024, peakMb: memoryKb(pid, 'VmHWM') / 1024 };
+  } finally {
+    await stop(server.child);
+  }
+}
+
+async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T | null> {
+  const name = `cowrie_bench_${randomBase62(8).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  try {
+    await admin.connect();
+  } catch (err) {
+    process.stdout.write(`PostgreSQL skipped: ${(err as Error).message}\n`);
+    return null;
+  }
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+const results: Result[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-reports-'));
+try {
+  results.push(await benchEngine('SQLite', `sqlite:${join(dir, 'bench.db')}`, 4400));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const pgResult = await withPgDatabase((url) => benchEngine('PostgreSQL', url, 4410));
+if (pgResult) results.push(pgResult);
+
+process.stdout.write(`\nCSV payments report of ${ROWS} paid payments, streamed from a server process (node ${process.version}):\n`);
+let ok = true;
+for (const r of results) {
+  const met = r.peakMb < 150 && r.rows === ROWS;
+  ok &&= met;
+  process.stdout.write(
+    `${r.engine.padEnd(11)} ${r.rows} rows, ${(r.bytes / 1e6).toFixed(1)} MB in ${r.seconds.toFixed(2)} s ` +
+      `(${Math.round(r.rows / r.seconds)} rows/s); server peak RSS ${r.peakMb.toFixed(0)} MB (after start-up ${r.baselineMb.toFixed(0)} MB) ` +
+      `- target < 150 MB ${met ? 'met' : 'NOT met'}\n`,
+  );
+}
+if (!ok) process.exitCode = 1;

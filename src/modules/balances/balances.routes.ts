@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { metaProperties } from '../../http/schemas.js';
+import { requireAuth } from '../../http/scope.js';
+import { listBalances } from './balances.service.js';
+
+export const BalanceEntryRecord = Type.Object(
+  {
+    asset: Type.String(),
+    total: Type.String({ description: 'available + on_hold' }),
+    available: Type.String({ description: 'Spendable now' }),
+    on_hold: Type.String({ description: 'Pending settlements, frozen (disputed) settlements and funds reserved for requested refunds' }),
+  },
+  { title: 'BalanceEntry' },
+);
+
+/** A plain list (section 2.10): `object` and `data` only, no cursor. */
+const BalanceList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(BalanceEntryRecord), ...metaProperties },
+  { title: 'BalanceList' },
+);
+
+export const balanceRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.get(
+    '/balances',
+    {
+      config: { scopes: ['balances:read'] },
+      schema: {
+        summary: 'List balances',
+        description: "One entry per asset this merchant has ever held in the key's environment, derived from the ledger.",
+        tags: ['Balances'],
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: BalanceList, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, { object: 'list' as const, data: await listBalances(deps.db, requireAuth(request)) }),
+  );
+};

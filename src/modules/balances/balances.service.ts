@@ -1,0 +1,32 @@
+// Balances (spec 2.5, 4.6; DECISIONS "Settlements, balances, reports"): derived from the ledger, one entry
+// per asset the merchant has ever held in this environment.
+import type { Kysely } from 'kysely';
+import type { DB, EnvironmentColumn } from '../../db/schema.js';
+import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
+import { ACCOUNTS, accountBalances } from '../ledger/index.js';
+
+export interface BalanceEntry {
+  asset: string;
+  total: string;
+  available: string;
+  on_hold: string;
+}
+
+export async function listBalances(db: Kysely<DB>, scope: { merchantId: string; environment: EnvironmentColumn }): Promise<BalanceEntry[]> {
+  const byAsset = await accountBalances(db, scope);
+  const zero = new Decimal(0);
+  return [...byAsset.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([asset, accounts]) => {
+      const available = accounts.get(ACCOUNTS.available) ?? zero;
+      // On hold: pending settlements, frozen (disputed) ones, and funds set aside for requested refunds.
+      const onHold = [ACCOUNTS.pending, ACCOUNTS.frozen, ACCOUNTS.refundReserved].reduce((sum, a) => sum.plus(accounts.get(a) ?? zero), zero);
+      const unit = asset as SettlementAsset;
+      return {
+        asset,
+        total: formatAmount(available.plus(onHold), unit),
+        available: formatAmount(available, unit),
+        on_hold: formatAmount(onHold, unit),
+      };
+    });
+}

@@ -1,0 +1,68 @@
+import type { Kysely, Transaction } from 'kysely';
+import { forUpdate } from '../../db/dialect.js';
+import type { DB, EnvironmentColumn, PaymentIntentRow, RefundRow } from '../../db/schema.js';
+import { keysetPage, type Cursor } from '../../http/pagination.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export interface Scope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
+export async function insertRefund(db: Q, row: RefundRow): Promise<void> {
+  await db.insertInto('refunds').values(row).execute();
+}
+
+export async function findRefund(db: Q, scope: Scope, id: string): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+}
+
+/** The refund of a payment that is requested or succeeded (at most one exists). */
+export async function findActiveRefundOfIntent(db: Q, intentId: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('payment_intent_id', '=', intentId).where('status', '<>', 'failed').executeTakeFirst();
+}
+
+/** Any merchant's refund by id (the operator's review). */
+export async function lockRefundById(trx: Transaction<DB>, id: string): Promise<RefundRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('refunds').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export async function moveRefund(db: Q, row: RefundRow, to: RefundRow['status'], patch: { updated_at: number; rail_reference?: string | null }): Promise<boolean> {
+  const res = await db
+    .updateTable('refunds')
+    .set({ status: to, ...patch })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function listRefunds(db: Q, scope: Scope, filter: { paymentIntent?: string }, cursor: Cursor | null, limit: number): Promise<RefundRow[]> {
+  let q = db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment);
+  if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
+  return keysetPage(q, cursor, limit).execute();
+}
+
+/** The payment intent being refunded, row-locked: concurrent refund requests of one payment queue here. */
+export async function lockIntent(trx: Transaction<DB>, scope: Scope, id: string): Promise<PaymentIntentRow | undefined> {
+  return forUpdate(
+    trx,
+    trx
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('id', '=', id)
+      .where('merchant_id', '=', scope.merchantId)
+      .where('environment', '=', scope.environment),
+  ).executeTakeFirst();
+}

@@ -1,0 +1,271 @@
+// Refunds (spec 2.3, 3.2, 4.4; DECISIONS "Refunds"). Full refunds only, at most one per payment (a unique
+// index on the payment's refunds that have not failed, behind the intent's row lock), in two steps that
+// never hold a transaction open across a rail call: record the request and reserve its funds; ask the
+// rail; record the outcome. Sandbox refunds succeed at once; live provider-rail refunds stay `requested`
+// until an operator reviews them (`cowrie refunds review`).
+import type { Kysely, Transaction } from 'kysely';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB, RefundRow, SettlementRow } from '../../db/schema.js';
+import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
+import { isoTime, type Clock } from '../../shared/clock.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { Decimal, type SettlementAsset } from '../../shared/money.js';
+import { recordEvent } from '../events/index.js';
+import { ACCOUNTS, transfer } from '../ledger/index.js';
+import { IntentMoveConflict, moveIntent, type PaymentMethod } from '../payment-intents/index.js';
+import type { CheckoutUrlFor } from '../payment-intents/intent-view.js';
+import type { RailRegistry } from '../rails/index.js';
+import { merchantClock } from '../sandbox/sandbox-clock.js';
+import { DAY_MS, lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
+import * as repo from './refunds.repo.js';
+
+export interface RefundDeps {
+  db: Kysely<DB>;
+  /** The base (real) clock; sandbox merchants' clocks add their offset. */
+  clock: Clock;
+  checkoutUrl: CheckoutUrlFor;
+  /** Absent for the operator's review, which calls no rail. */
+  rails?: RailRegistry;
+  log?: { error(obj: object, msg: string): void };
+}
+
+export type Scope = repo.Scope;
+
+/** Balance payments: 180 days; provider and external-wallet payments: 90 days (spec 4.4 rule 5). */
+export const REFUND_WINDOW_DAYS = { service_balance: 180, other: 90 } as const;
+
+/** TRON and Solana (base58) or EVM (Base, Polygon: 0x and 40 hex digits) addresses. */
+export const RETURN_ADDRESS_PATTERN = '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
+
+export type Refund = {
+  id: string;
+  object: 'refund';
+  payment_intent: string;
+  amount: string;
+  currency: string;
+  status: RefundRow['status'];
+  reason: string | null;
+  return_address: string | null;
+  created_at: string;
+  livemode: boolean;
+};
+
+export function refundView(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    object: 'refund',
+    payment_intent: row.payment_intent_id,
+    amount: row.amount,
+    currency: row.currency,
+    status: row.status,
+    reason: row.reason,
+    return_address: row.return_address,
+    created_at: isoTime(row.created_at),
+    livemode: row.environment === 'live',
+  };
+}
+
+export interface CreateRefundInput {
+  paymentIntent: string;
+  amount?: string;
+  reason?: string;
+  returnAddress?: string;
+  /** The body field naming the intent, for a 404's `param` (`payment_intent`, or `id` on the legacy path). */
+  intentParam: string;
+}
+
+function ledgerBase(row: RefundRow, at: number) {
+  return {
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    asset: row.asset as SettlementAsset,
+    at,
+    paymentIntentId: row.payment_intent_id,
+    refundId: row.id,
+  };
+}
+
+/** Checks every rule, records the refund as `requested` and reserves its funds, in one transaction. */
+async function requestRefund(trx: Transaction<DB>, scope: Scope, now: number, input: CreateRefundInput): Promise<RefundRow> {
+  const intent = await repo.lockIntent(trx, scope, input.paymentIntent);
+  if (!intent) throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
+  const existing = await repo.findActiveRefundOfIntent(trx, intent.id);
+  if (existing) {
+    throw new AppError('refund_exists', `This payment already has a refund (${existing.id}, ${existing.status}); a payment has at most one refund.`);
+  }
+  if (intent.status !== 'paid' || intent.paid_at === null || intent.payment_method === null) {
+    throw new AppError('intent_not_refundable', `This payment intent is ${intent.status}; only a paid payment intent can be refunded.`);
+  }
+  let settlement: SettlementRow | undefined = await lockSettlementOfIntent(trx, intent.id);
+  if (!settlement) throw new Error(`paid intent ${intent.id} has no settlement`);
+  if (settlement.status === 'frozen') {
+    throw new AppError('intent_not_refundable', 'This payment is disputed (its settlement is frozen); a disputed payment cannot be refunded.');
+  }
+  if (input.amount !== undefined && !new Decimal(input.amount).eq(intent.amount)) {
+    throw new AppError(
+      'refund_amount_invalid',
+      `Only full refunds exist: amount must be the full ${intent.amount} ${intent.currency}, or omitted.`,
+      { param: 'amount' },
+    );
+  }
+  const method = intent.payment_method as PaymentMethod;
+  const windowDays = method === 'service_balance' ? REFUND_WINDOW_DAYS.service_balance : REFUND_WINDOW_DAYS.other;
+  if (now > intent.paid_at + windowDays * DAY_MS) {
+    throw new AppError(
+      'refund_window_expired',
+      `The refund window of ${windowDays} days after payment has passed (paid ${isoTime(intent.paid_at)}); contact support.`,
+    );
+  }
+  if (method === 'service_balance') {
+    throw new AppError('use_dashboard_refund', 'This payment was made from the service balance: refund it in the dashboard with your transaction PIN.');
+  }
+  if (method === 'external_wallet' && input.returnAddress === undefined) {
+    throw new AppError('return_address_required', "An external-wallet refund is a new on-chain send: give the payer's return_address.", {
+      param: 'return_address',
+    });
+  }
+  if (method !== 'external_wallet' && input.returnAddress !== undefined) {
+    throw new AppError('parameter_invalid', `Invalid return_address: only external-wallet payments take one (this one was paid by ${method}).`, {
+      param: 'return_address',
+    });
+  }
+  const row: RefundRow = {
+    id: newId('refund'),
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+    payment_intent_id: intent.id,
+    amount: intent.amount,
+    currency: intent.currency,
+    asset: settlement.asset,
+    asset_amount: settlement.amount,
+    payment_method: method,
+    status: 'requested',
+    reason: input.reason ?? null,
+    return_address: input.returnAddress ?? null,
+    rail_reference: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertRefund(trx, row);
+  settlement = await releaseForRefund(trx, settlement, row.id, now);
+  await transfer(trx, { ...ledgerBase(row, now), kind: 'refund_reserve', settlementId: settlement.id }, ACCOUNTS.available, ACCOUNTS.refundReserved, new Decimal(row.asset_amount));
+  await recordEvent(trx, {
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    type: 'refund.created',
+    paymentIntentId: row.payment_intent_id,
+    data: refundView(row),
+    at: now,
+  });
+  return row;
+}
+
+/**
+ * Records a rail's (or the operator's) outcome of a requested refund: success pays the reserve out and
+ * moves the intent to `refunded`; failure returns the reserve to the available balance.
+ */
+export async function finishRefund(
+  trx: Transaction<DB>,
+  deps: Pick<RefundDeps, 'checkoutUrl'>,
+  row: RefundRow,
+  outcome: 'succeeded' | 'failed',
+  now: number,
+  railReference?: string,
+): Promise<RefundRow> {
+  if (row.status !== 'requested') throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}.`);
+  if (!(await repo.moveRefund(trx, row, outcome, { updated_at: now, rail_reference: railReference ?? row.rail_reference }))) {
+    throw new AppError('refund_exists', `Refund ${row.id} changed while its outcome was recorded.`);
+  }
+  const done: RefundRow = { ...row, status: outcome, updated_at: now, rail_reference: railReference ?? row.rail_reference };
+  await recordEvent(trx, {
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    type: 'refund.updated',
+    paymentIntentId: row.payment_intent_id,
+    data: refundView(done),
+    at: now,
+  });
+  const amount = new Decimal(row.asset_amount);
+  if (outcome === 'succeeded') {
+    await transfer(trx, { ...ledgerBase(row, now), kind: 'refund' }, ACCOUNTS.refundReserved, ACCOUNTS.world, amount);
+    const intent = await trx.selectFrom('payment_intents').selectAll().where('id', '=', row.payment_intent_id).executeTakeFirstOrThrow();
+    await moveIntent(trx, { checkoutUrl: deps.checkoutUrl }, intent, 'refunded', { at: now, eventData: { refund: row.id } });
+  } else {
+    await transfer(trx, { ...ledgerBase(row, now), kind: 'refund_reversal' }, ACCOUNTS.refundReserved, ACCOUNTS.available, amount);
+  }
+  return done;
+}
+
+export async function createRefund(deps: RefundDeps, scope: Scope, input: CreateRefundInput): Promise<RefundRow> {
+  const clock = await merchantClock(deps.db, deps.clock, scope.merchantId, scope.environment);
+  let requested: RefundRow;
+  try {
+    requested = await deps.db.transaction().execute((trx) => requestRefund(trx, scope, clock.nowMs(), input));
+  } catch (err) {
+    // Two requests raced past the check: the unique index let one through.
+    if (isUniqueViolation(err)) throw new AppError('refund_exists', 'This payment already has a refund; a payment has at most one refund.');
+    throw err;
+  }
+  // The rail is asked outside any transaction. No rail (live provider rails are refunded by hand), an
+  // answer of `requested`, or a rail fault leaves the refund queued for the operator's review.
+  const rail = deps.rails?.railFor(scope.environment, requested.payment_method as PaymentMethod) ?? null;
+  if (!rail) return requested;
+  let result;
+  try {
+    const intent = await deps.db.selectFrom('payment_intents').selectAll().where('id', '=', requested.payment_intent_id).executeTakeFirstOrThrow();
+    result = await rail.refund({
+      scope,
+      intent,
+      amount: new Decimal(requested.asset_amount),
+      ...(requested.return_address ? { returnAddress: requested.return_address } : {}),
+    });
+  } catch (err) {
+    deps.log?.error({ err, refund: requested.id }, 'rail refund failed; left requested for review');
+    return requested;
+  }
+  if (result.state === 'requested') return requested;
+  const outcome = result.state;
+  return deps.db.transaction().execute(async (trx) => {
+    const locked = await repo.lockRefundById(trx, requested.id);
+    if (!locked || locked.status !== 'requested') return locked ?? requested;
+    return finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
+  });
+}
+
+/** The operator's decision on a requested refund (`cowrie refunds review`). */
+export async function reviewRefund(deps: Pick<RefundDeps, 'db' | 'clock' | 'checkoutUrl'>, refundId: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
+  return deps.db
+    .transaction()
+    .execute(async (trx) => {
+      const row = await repo.lockRefundById(trx, refundId);
+      if (!row) throw notFound('refund', refundId);
+      if (row.status !== 'requested') throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
+      const clock = await merchantClock(trx, deps.clock, row.merchant_id, row.environment);
+      return finishRefund(trx, deps, row, outcome, clock.nowMs());
+    })
+    .catch((err: unknown) => {
+      if (err instanceof IntentMoveConflict) throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);
+      throw err;
+    });
+}
+
+export async function getRefund(db: Kysely<DB>, scope: Scope, id: string): Promise<Refund> {
+  const row = await repo.findRefund(db, scope, id);
+  if (!row) throw notFound('refund', id);
+  return refundView(row);
+}
+
+export async function listRefunds(
+  db: Kysely<DB>,
+  scope: Scope,
+  opts: { limit: number; startingAfter?: string; paymentIntent?: string },
+): Promise<Page<Refund>> {
+  let cursor = null;
+  if (opts.startingAfter !== undefined) {
+    cursor = await repo.findRefund(db, scope, opts.startingAfter);
+    if (!cursor) throw unknownCursor(opts.startingAfter);
+  }
+  const rows = await repo.listRefunds(db, scope, { paymentIntent: opts.paymentIntent }, cursor, opts.limit);
+  return toPage(rows, opts.limit, refundView);
+}

@@ -1,0 +1,2 @@
+export { reportRoutes } from './reports.routes.js';
+export { protectCell, reportWindow } from './reports.service.js';

@@ -1,0 +1,104 @@
+// The reports' only SQL: paid payments by payment time and settlements by settlement time, newest first,
+// keyset-paged on (time, id) so that the CSV export streams in batches with flat memory.
+import type { Kysely, Transaction } from 'kysely';
+import type { DB, EnvironmentColumn, PaymentIntentRow, SettlementRow } from '../../db/schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export interface Scope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
+/** Inclusive start, exclusive end, in milliseconds. */
+export interface Window {
+  startMs: number;
+  endMs: number;
+}
+
+export interface KeyCursor {
+  at: number;
+  id: string;
+}
+
+export type PaymentReportRow = Pick<
+  PaymentIntentRow,
+  'id' | 'created_at' | 'paid_at' | 'status' | 'amount' | 'currency' | 'settlement_currency' | 'pay_amount' | 'payment_method' | 'merchant_reference'
+>;
+
+export type SettlementReportRow = Pick<SettlementRow, 'id' | 'payment_intent_id' | 'asset' | 'amount' | 'status' | 'settled_at' | 'available_at'>;
+
+function paidPayments(db: Q, scope: Scope, w: Window) {
+  return db
+    .selectFrom('payment_intents')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('paid_at', '>=', w.startMs)
+    .where('paid_at', '<', w.endMs);
+}
+
+export async function countPayments(db: Q, scope: Scope, w: Window): Promise<number> {
+  const r = await paidPayments(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function paymentsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
+  let q = paidPayments(db, scope, w).select([
+    'id',
+    'created_at',
+    'paid_at',
+    'status',
+    'amount',
+    'currency',
+    'settlement_currency',
+    'pay_amount',
+    'payment_method',
+    'merchant_reference',
+  ]);
+  if (after) q = q.where((eb) => eb(eb.refTuple('paid_at', 'id'), '<', eb.tuple(after.at, after.id)));
+  return q.orderBy('paid_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The cursor a `starting_after` names: a paid payment of this merchant and environment. */
+export async function paymentCursor(db: Q, scope: Scope, id: string): Promise<KeyCursor | null> {
+  const r = await db
+    .selectFrom('payment_intents')
+    .select(['id', 'paid_at'])
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  return r && r.paid_at !== null ? { at: r.paid_at, id: r.id } : null;
+}
+
+function settlementsIn(db: Q, scope: Scope, w: Window) {
+  return db
+    .selectFrom('settlements')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('created_at', '>=', w.startMs)
+    .where('created_at', '<', w.endMs);
+}
+
+export async function countSettlements(db: Q, scope: Scope, w: Window): Promise<number> {
+  const r = await settlementsIn(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+// A settlement's created_at is its settled_at; the list index is on created_at.
+export async function settlementsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<SettlementReportRow[]> {
+  let q = settlementsIn(db, scope, w).select(['id', 'payment_intent_id', 'asset', 'amount', 'status', 'settled_at', 'available_at']);
+  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.at, after.id)));
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function settlementCursor(db: Q, scope: Scope, id: string): Promise<KeyCursor | null> {
+  const r = await db
+    .selectFrom('settlements')
+    .select(['id', 'created_at'])
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  return r ? { at: r.created_at, id: r.id } : null;
+}
