@@ -1,0 +1,235 @@
+// Webhook delivery benchmark (issue 5), on SQLite and PostgreSQL:
+// 1. throughput: a backlog of N events, each with one delivery, is written while the server is stopped;
+//    the server starts and its worker drains the backlog to a local receiver: deliveries per second from
+//    the first arrival to the last;
+// 2. delay from commit to first attempt: payment intents created through the API by a few clients; for each
+//    `payment_intent.created` delivery, arrival time minus the time the create request was sent (an upper
+//    bound of the commit-to-attempt delay: the commit happens after the request is sent) and minus the time
+//    the response arrived (a lower bound).
+// Run by `npm run bench` (bench/run.ts), or alone: node --import tsx bench/webhooks.ts
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Insertable } from 'kysely';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import type { EventsTable, WebhookDeliveriesTable } from '../src/db/schema.js';
+import { newId, randomBase62 } from '../src/shared/ids.js';
+
+const BACKLOG = Number(process.env['BENCH_WEBHOOK_BACKLOG'] ?? 20_000);
+const LATENCY_EVENTS = Number(process.env['BENCH_WEBHOOK_EVENTS'] ?? 600);
+const CLIENTS = 4;
+const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
+// From the sources (tsx costs only start-up time), so the figures are always those of the code beside it.
+const ENTRY = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
+
+interface Receiver {
+  url: string;
+  arrivals: Map<string, number>;
+  count: number;
+  onArrival: (() => void) | null;
+  server: Server;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const rx: Receiver = { url: '', arrivals: new Map(), count: 0, onArrival: null, server: null as never };
+  rx.server = createServer((req, res) => {
+    const at = performance.now();
+    const id = String(req.headers['service-event-id']);
+    req.resume();
+    req.on('end', () => {
+      if (!rx.arrivals.has(id)) rx.arrivals.set(id, at);
+      rx.count++;
+      res.writeHead(200).end();
+      rx.onArrival?.();
+    });
+  });
+  rx.server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => rx.server.listen(0, '127.0.0.1', () => r()));
+  rx.url = `http://127.0.0.1:${(rx.server.address() as AddressInfo).port}/hook`;
+  return rx;
+}
+
+function startServer(databaseUrl: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ENTRY, {
+      env: {
+        ...process.env,
+        COWRIE_DATABASE_URL: databaseUrl,
+        COWRIE_HOST: '127.0.0.1',
+        COWRIE_LIVE_PORT: String(port),
+        COWRIE_SANDBOX_PORT: String(port + 1),
+        COWRIE_RATE_LIMIT_TEST: '1000000',
+        COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
+        COWRIE_WEBHOOK_CONCURRENCY: '128',
+        COWRIE_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    let listening = 0;
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      listening = (out.match(/"msg":"listening"/g) ?? []).length;
+      if (listening >= 2) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+async function call(port: number, key: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port + 1}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Writes `n` events of the demo merchant with one due delivery each, as recordEvent would. */
+async function writeBacklog(databaseUrl: string, merchantId: string, endpointId: string, n: number): Promise<void> {
+  const d = openDatabase(databaseUrl);
+  try {
+    const now = Date.now();
+    for (let start = 0; start < n; start += 500) {
+      const events: Insertable<EventsTable>[] = [];
+      const deliveries: Insertable<WebhookDeliveriesTable>[] = [];
+      for (let i = start; i < Math.min(n, start + 500); i++) {
+        const id = newId('event');
+        const payload = { id, object: 'event', type: 'payment_intent.paid', api_version: '2026-06-01', created_at: new Date(now).toISOString(), livemode: false, data: { id: `pi_${randomBase62(24)}`, status: 'paid', amount: '1500.00', currency: 'KES' } };
+        events.push({ id, merchant_id: merchantId, environment: 'test' as const, type: payload.type, api_version: payload.api_version, payment_intent_id: null, payload: JSON.stringify(payload), created_at: now });
+        deliveries.push({ id: newId('webhook_delivery'), event_id: id, endpoint_id: endpointId, merchant_id: merchantId, environment: 'test' as const, status: 'pending' as const, attempt_count: 0, next_attempt_at: now, locked_by: null, last_status_code: null, last_error: null, last_attempt_at: null, created_at: now, updated_at: now, completed_at: null });
+      }
+      await d.db.transaction().execute(async (trx) => {
+        await trx.insertInto('events').values(events).execute();
+        await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+      });
+    }
+  } finally {
+    await d.close();
+  }
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+interface Figures {
+  engine: string;
+  perSecond: number;
+  upperP50: number;
+  upperP99: number;
+  lowerP50: number;
+  lowerP99: number;
+}
+
+async function benchEngine(engine: string, databaseUrl: string, port: number): Promise<Figures> {
+  const rx = await startReceiver();
+  try {
+    // First start: migrate, demo merchant and key; then an endpoint.
+    let srv = await startServer(databaseUrl, port);
+    const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(srv.output())?.[0];
+    if (!key) throw new Error(`no demo key:\n${srv.output()}`);
+    const me = await call(port, key, 'GET', '/auth/verify');
+    const endpoint = await call(port, key, 'POST', '/webhook_endpoints', { url: rx.url, events: ['payment_intent.paid', 'payment_intent.created'] });
+    await stop(srv.child);
+
+    // 1. Throughput: drain a backlog.
+    await writeBacklog(databaseUrl, me.merchant_id, endpoint.id, BACKLOG);
+    const drained = new Promise<void>((r) => (rx.onArrival = () => rx.arrivals.size >= BACKLOG && r()));
+    srv = await startServer(databaseUrl, port);
+    await drained;
+    rx.onArrival = null;
+    const times = [...rx.arrivals.values()];
+    const perSecond = (BACKLOG - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+
+    // 2. Commit-to-first-attempt delay under a steady stream of creates.
+    rx.arrivals.clear();
+    const sent = new Map<string, { start: number; end: number }>();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < LATENCY_EVENTS) {
+          next++;
+          const start = performance.now();
+          const pi = await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
+          sent.set(pi.id, { start, end: performance.now() });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    const d = openDatabase(databaseUrl);
+    const events = await d.db.selectFrom('events').select(['id', 'payment_intent_id']).where('type', '=', 'payment_intent.created').execute();
+    await d.close();
+    const upper: number[] = [];
+    const lower: number[] = [];
+    for (const e of events) {
+      const s = sent.get(e.payment_intent_id ?? '');
+      const at = rx.arrivals.get(e.id);
+      if (!s || at === undefined) continue;
+      upper.push(at - s.start);
+      lower.push(Math.max(0, at - s.end));
+    }
+    if (upper.length < sent.size) process.stdout.write(`  warning: ${sent.size - upper.length} events not delivered in time\n`);
+    await stop(srv.child);
+    return { engine, perSecond, upperP50: pct(upper, 50), upperP99: pct(upper, 99), lowerP50: pct(lower, 50), lowerP99: pct(lower, 99) };
+  } finally {
+    await new Promise<void>((r) => rx.server.close(() => r()));
+    rx.server.closeAllConnections();
+  }
+}
+
+async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `cowrie_bench_wh_${randomBase62(8).toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+function show(f: Figures): void {
+  process.stdout.write(
+    `${f.engine.padEnd(11)} ${f.perSecond.toFixed(0).padStart(7)} deliveries/s   ` +
+      `commit->first attempt p50 ${f.upperP50.toFixed(1)} ms, p99 ${f.upperP99.toFixed(1)} ms (upper bound; lower bound p50 ${f.lowerP50.toFixed(1)}, p99 ${f.lowerP99.toFixed(1)})\n`,
+  );
+}
+
+process.stdout.write(
+  `Webhook delivery benchmark: backlog of ${BACKLOG} deliveries to a local receiver; ${LATENCY_EVENTS} intents from ${CLIENTS} clients for the delay. Targets: >= 2000 deliveries/s, p99 < 100 ms.\n`,
+);
+const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-wh-'));
+try {
+  show(await benchEngine('SQLite', `sqlite:${join(dir, 'bench.db')}`, 4400));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+show(await withPgDatabase((url) => benchEngine('PostgreSQL', url, 4410)));

@@ -1,0 +1,193 @@
+// The webhook delivery worker (graphile-worker's claiming, svix's attempts): claims due deliveries, POSTs
+// each signed event, records every attempt and schedules the next one on the retry ladder. It sleeps until
+// woken: by PostgreSQL NOTIFY when an event's transaction commits, by the in-process bell on SQLite, by a
+// finished attempt, or by the next due time (retries, and leases of dead workers running out).
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { listenChannel, type Listener } from '../db/dialect.js';
+import type { DB } from '../db/schema.js';
+import {
+  DELIVERY_CHANNEL,
+  WebhookSender,
+  claimDueDeliveries,
+  deliveryBell,
+  deliveryHeaders,
+  nextDueAt,
+  recordOutcomes,
+  retryDelayMs,
+  urlPolicy,
+  type AttemptOutcome,
+  type ClaimedAttempt,
+} from '../modules/webhooks/index.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+
+/** The longest the worker sleeps without looking (another process's work on SQLite, missed signals). */
+const POLL_MS = 1000;
+/** Claims per query. */
+const BATCH = 100;
+/** On stop, how long in-flight attempts may finish before they are cut off (and retried later). */
+const STOP_GRACE_MS = 2000;
+
+export interface DeliveryWorker {
+  stop(): Promise<void>;
+}
+
+export interface DeliveryWorkerOptions {
+  db: Kysely<DB>;
+  /** The pg pool on PostgreSQL (its settings open the LISTEN connection), else null. */
+  pool: pg.Pool | null;
+  config: Config['webhooks'];
+  logger: Logger;
+  /** Real time: signatures and retry times are compared with receivers' clocks. */
+  clock?: Clock;
+}
+
+export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
+  const { db, config, logger } = opts;
+  const clock = opts.clock ?? systemClock;
+  const sender = new WebhookSender(config.timeoutMs);
+  const stopping = new AbortController();
+  let stopped = false;
+  let dirty = true;
+  let waiter: (() => void) | null = null;
+  let inFlight = 0;
+  const attempts = new Set<Promise<void>>();
+  const queue: AttemptOutcome[] = [];
+  let flushing: Promise<void> | null = null;
+
+  const wake = () => {
+    dirty = true;
+    const w = waiter;
+    waiter = null;
+    w?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (dirty || stopped) return resolve();
+      const timer = setTimeout(() => {
+        waiter = null;
+        resolve();
+      }, ms);
+      waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const flush = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, queue.length);
+      for (let tries = 1; ; tries++) {
+        try {
+          await recordOutcomes(db, batch);
+          break;
+        } catch (err) {
+          // Unrecorded attempts are not lost: their leases run out and they are tried again.
+          logger.error({ err, attempts: batch.length }, 'recording webhook attempts failed');
+          if (tries >= 3) break;
+          await new Promise((r) => setTimeout(r, 200 * tries));
+        }
+      }
+    }
+    flushing = null;
+    wake();
+  };
+  const record = (o: AttemptOutcome) => {
+    queue.push(o);
+    flushing ??= flush();
+  };
+
+  const attempt = async (a: ClaimedAttempt): Promise<void> => {
+    const timestamp = Math.floor(clock.nowMs() / 1000);
+    const headers = deliveryHeaders(a.endpoint.secret, a.eventId, timestamp, a.body);
+    const policy = urlPolicy(a.endpoint.environment, config.allowPrivate);
+    const r = await sender.send(a.endpoint.url, headers, a.body, policy, () => clock.nowMs(), stopping.signal);
+    const succeeded = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+    const gone = r.statusCode === 410;
+    const finishedAt = clock.nowMs();
+    const delay = succeeded || gone ? null : retryDelayMs(a.attemptNumber, config.backoffScale, r.retryAfterMs);
+    if (gone) logger.warn({ endpoint: a.endpoint.id, event: a.eventId }, 'webhook endpoint answered 410: disabled');
+    record({
+      attempt: a,
+      succeeded,
+      statusCode: r.statusCode,
+      error: r.error ?? (succeeded ? null : r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400 ? 'redirect not followed' : null),
+      durationMs: r.durationMs,
+      finishedAt,
+      nextAttemptAt: delay === null ? null : finishedAt + delay,
+      gone,
+    });
+  };
+
+  const start = (a: ClaimedAttempt) => {
+    inFlight++;
+    const p = attempt(a)
+      .catch((err: unknown) => logger.error({ err, delivery: a.deliveryId }, 'webhook attempt failed unexpectedly'))
+      .finally(() => {
+        inFlight--;
+        attempts.delete(p);
+        wake();
+      });
+    attempts.add(p);
+  };
+
+  const loop = async (): Promise<void> => {
+    while (!stopped) {
+      dirty = false;
+      const room = Math.min(config.concurrency - inFlight, BATCH);
+      let delay = POLL_MS;
+      // Claim in batches: while busy, wait for a quarter of the slots to free up rather than claiming
+      // one delivery per finished attempt.
+      if (room > 0 && (inFlight === 0 || room >= Math.max(1, Math.floor(config.concurrency / 4)))) {
+        let claimed: ClaimedAttempt[];
+        try {
+          claimed = await claimDueDeliveries(db, clock.nowMs(), config.leaseMs, room);
+        } catch (err) {
+          if (stopped) break;
+          logger.error({ err }, 'claiming webhook deliveries failed');
+          await sleep(POLL_MS);
+          continue;
+        }
+        for (const a of claimed) start(a);
+        if (claimed.length === room) continue;
+        try {
+          const next = await nextDueAt(db);
+          if (next !== null) delay = Math.min(POLL_MS, Math.max(5, next - clock.nowMs()));
+        } catch {
+          // the claim above will tell
+        }
+      }
+      await sleep(delay);
+    }
+  };
+
+  deliveryBell.on('ring', wake);
+  let listener: Listener | null = null;
+  try {
+    listener = await listenChannel(opts.pool, DELIVERY_CHANNEL, wake, (err) => logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'));
+  } catch (err) {
+    logger.warn({ err }, 'webhook LISTEN unavailable; polling');
+  }
+  const running = loop().catch((err: unknown) => logger.error({ err }, 'webhook worker stopped by an error'));
+
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      deliveryBell.off('ring', wake);
+      wake();
+      await running;
+      if (attempts.size > 0) {
+        const grace = new Promise<void>((r) => setTimeout(r, STOP_GRACE_MS).unref());
+        await Promise.race([Promise.all([...attempts]), grace]);
+        stopping.abort();
+        await Promise.all([...attempts]);
+      }
+      await flushing;
+      await listener?.close();
+      await sender.close();
+    },
+  };
+}

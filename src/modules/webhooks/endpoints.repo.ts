@@ -1,0 +1,60 @@
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { DB, EnvironmentColumn, WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+export interface Scope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
+export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTable>): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function findEndpoint(db: Q, scope: Scope, id: string): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function listEndpoints(db: Q, scope: Scope): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function countEndpoints(db: Q, scope: Scope): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Soft delete: deliveries and attempts keep pointing at the endpoint's record. */
+export async function markDeleted(db: Q, scope: Scope, id: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: now, updated_at: now })
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}

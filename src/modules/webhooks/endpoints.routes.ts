@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { IdParams, StringEnum, metaProperties, withMeta } from '../../http/schemas.js';
+import { requireAuth } from '../../http/scope.js';
+import { EVENT_TYPES } from '../events/index.js';
+import * as service from './endpoints.service.js';
+import { MAX_URL_LENGTH } from './url-safety.js';
+
+const endpointProperties = {
+  id: Type.String({ description: 'Identifier, prefix `we_`' }),
+  object: Type.Literal('webhook_endpoint'),
+  url: Type.String({ format: 'uri' }),
+  events: Type.Array(StringEnum(EVENT_TYPES), { description: 'Event types sent to this endpoint; empty means every type' }),
+  status: StringEnum(['enabled', 'disabled'] as const, { description: '`disabled` after the endpoint answered 410 Gone' }),
+  created_at: Type.String({ format: 'date-time' }),
+  livemode: Type.Boolean(),
+};
+
+export const WebhookEndpointRecord = Type.Object(endpointProperties, { title: 'WebhookEndpoint' });
+const EndpointResponse = withMeta(endpointProperties, { title: 'WebhookEndpointResponse' });
+const CreatedEndpointResponse = withMeta(
+  {
+    ...endpointProperties,
+    secret: Type.String({ description: 'The signing secret, `cwk_whsec_…`. Shown in this response only: keep it.' }),
+  },
+  { title: 'CreatedWebhookEndpoint' },
+);
+
+const CreateEndpointBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: MAX_URL_LENGTH,
+      description:
+        'Where events are POSTed. Live: an https URL whose host resolves to public addresses only. Sandbox: the same, unless the operator set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1.',
+    }),
+    events: Type.Optional(
+      Type.Array(StringEnum(EVENT_TYPES), { maxItems: EVENT_TYPES.length * 2, description: 'Event types to send; omitted or empty means every type' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const { db, clock } = deps;
+  const endpointDeps = { db, clock, allowPrivate: deps.config.webhooks.allowPrivate };
+
+  app.post(
+    '/webhook_endpoints',
+    {
+      config: { scopes: ['webhooks:write'] },
+      schema: {
+        summary: 'Create a webhook endpoint',
+        description: 'Answers 201 with the endpoint and its signing secret, which is never shown again.',
+        tags: ['Webhooks'],
+        body: CreateEndpointBody,
+        response: { 201: CreatedEndpointResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await service.createEndpoint(endpointDeps, requireAuth(request), request.body);
+      return reply.code(201).send(withResponseMeta(request, endpoint));
+    },
+  );
+
+  app.get(
+    '/webhook_endpoints',
+    {
+      config: { scopes: ['webhooks:read'] },
+      schema: {
+        summary: 'List webhook endpoints',
+        description: 'Every endpoint of this environment, newest first (at most 16; no cursor).',
+        tags: ['Webhooks'],
+        response: {
+          200: Type.Object({ object: Type.Literal('list'), data: Type.Array(WebhookEndpointRecord), ...metaProperties }, { title: 'WebhookEndpointList' }),
+          ...errorResponses(401, 403, 429),
+        },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.listEndpoints(db, requireAuth(request))),
+  );
+
+  app.get(
+    '/webhook_endpoints/:id',
+    {
+      config: { scopes: ['webhooks:read'] },
+      schema: {
+        summary: 'Retrieve a webhook endpoint',
+        tags: ['Webhooks'],
+        params: IdParams,
+        response: { 200: EndpointResponse, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.getEndpoint(db, requireAuth(request), request.params.id)),
+  );
+
+  app.delete(
+    '/webhook_endpoints/:id',
+    {
+      config: { scopes: ['webhooks:write'] },
+      schema: {
+        summary: 'Delete a webhook endpoint',
+        description: 'Stops all delivery to the endpoint at once: its pending deliveries are cancelled.',
+        tags: ['Webhooks'],
+        params: IdParams,
+        response: {
+          200: Type.Object(
+            { id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true), ...metaProperties },
+            { title: 'DeletedWebhookEndpoint' },
+          ),
+          ...errorResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => withResponseMeta(request, await service.deleteEndpoint(db, clock, requireAuth(request), request.params.id)),
+  );
+};

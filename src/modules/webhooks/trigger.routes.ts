@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDeps } from '../../app.js';
+import { withResponseMeta } from '../../http/context.js';
+import { errorResponses } from '../../http/openapi.js';
+import { StringEnum, metaProperties } from '../../http/schemas.js';
+import { requireAuth } from '../../http/scope.js';
+import { AppError } from '../../shared/errors.js';
+import { EVENT_TYPES } from '../events/index.js';
+import { triggerSampleEvent } from './trigger.service.js';
+
+export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.post(
+    '/sandbox/webhooks/trigger',
+    {
+      config: { scopes: ['payments:write'] },
+      schema: {
+        summary: 'Send a sample event (sandbox)',
+        description:
+          'Records a sample event of the type, built from your most recent sandbox payment intent (or a synthetic one), and delivers it to your subscribed sandbox endpoints. Changes nothing else.',
+        tags: ['Sandbox'],
+        body: Type.Object(
+          { type: Type.Optional(StringEnum(EVENT_TYPES, { default: 'payment_intent.paid', description: 'Default `payment_intent.paid`' })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object(
+            {
+              object: Type.Literal('event_trigger'),
+              type: StringEnum(EVENT_TYPES),
+              status: Type.Literal('sent'),
+              event: Type.String({ description: 'The id of the recorded event' }),
+              ...metaProperties,
+            },
+            { title: 'EventTrigger' },
+          ),
+          ...errorResponses(400, 401, 403, 409, 413, 415, 429),
+        },
+      },
+    },
+    async (request) => {
+      const scope = requireAuth(request);
+      if (scope.environment !== 'test') {
+        throw new AppError('sandbox_only', 'This endpoint exists only in the sandbox; use a cwk_test_ key on the sandbox base URL.');
+      }
+      const type = request.body.type ?? 'payment_intent.paid';
+      return withResponseMeta(request, await triggerSampleEvent(deps, scope.merchantId, type));
+    },
+  );
+};

@@ -1,0 +1,108 @@
+// The sandbox trigger (spec 4.7; DECISIONS "Webhooks and events"): records a sample event of any type,
+// built from the merchant's most recent sandbox payment intent (or a synthetic one when there is none),
+// through recordEvent, so it reaches the feed and every subscribed sandbox endpoint like a real event.
+// The sample changes nothing: the intent itself keeps its status.
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.js';
+import type { DB, IntentStatus, PaymentIntentRow } from '../../db/schema.js';
+import { recordEvent, type EventType } from '../events/index.js';
+import { checkoutUrlFor, intentView, type PaymentIntent } from '../payment-intents/index.js';
+import { sandboxOffsetMs } from '../sandbox/sandbox-clock.js';
+import { isoTime, type Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+
+/** The status a sample payload shows for each event type. */
+const SAMPLE_STATUS: Record<string, IntentStatus> = {
+  'payment_intent.created': 'awaiting_payment',
+  'payment_intent.confirming': 'confirming',
+  'payment_intent.paid': 'paid',
+  'payment_intent.failed': 'failed',
+  'payment_intent.expired': 'expired',
+  'payment_intent.cancelled': 'cancelled',
+  'payment_intent.underpaid': 'awaiting_payment',
+  'payment_intent.overpaid': 'paid',
+  'payment_intent.review': 'confirming',
+  'payment_intent.refunded': 'refunded',
+  'payment_intent.disputed': 'paid',
+  'payment_intent.duplicate_payment': 'paid',
+};
+
+function syntheticIntent(merchantId: string, at: number): PaymentIntentRow {
+  return {
+    id: newId('payment_intent'),
+    merchant_id: merchantId,
+    environment: 'test',
+    status: 'awaiting_payment',
+    amount: '1500.00',
+    currency: 'KES',
+    settlement_currency: 'USDT',
+    pay_amount: '11.607590',
+    rate: '129.2258',
+    description: 'Sample payment',
+    merchant_reference: 'sample-order',
+    payment_methods: JSON.stringify(['service_balance', 'mpesa', 'card', 'external_wallet']),
+    customer: null,
+    metadata: '{}',
+    return_url: null,
+    payment_link: null,
+    payment_method: null,
+    amount_received: '0.000000',
+    failure_code: null,
+    expires_at: at + 30 * 60_000,
+    created_at: at,
+    paid_at: null,
+    cancelled_at: null,
+    updated_at: at,
+  };
+}
+
+function sampleData(type: EventType, intent: PaymentIntent, at: number): Record<string, unknown> {
+  if (type.startsWith('refund.')) {
+    return {
+      id: newId('refund'),
+      object: 'refund',
+      payment_intent: intent.id,
+      amount: intent.amount,
+      currency: intent.currency,
+      status: type === 'refund.created' ? 'requested' : 'succeeded',
+      reason: null,
+      return_address: null,
+      created_at: isoTime(at),
+      livemode: false,
+    };
+  }
+  const status = SAMPLE_STATUS[type] ?? intent.status;
+  const paidLike = status === 'paid' || status === 'refunded';
+  return {
+    ...intent,
+    status,
+    payment_method: paidLike ? (intent.payment_method ?? intent.payment_methods[0] ?? 'card') : intent.payment_method,
+    paid_at: paidLike ? (intent.paid_at ?? isoTime(at)) : intent.paid_at,
+  };
+}
+
+export async function triggerSampleEvent(
+  deps: { db: Kysely<DB>; clock: Clock; config: Config },
+  merchantId: string,
+  type: EventType,
+): Promise<{ object: 'event_trigger'; type: EventType; status: 'sent'; event: string }> {
+  const at = deps.clock.nowMs() + (await sandboxOffsetMs(deps.db, merchantId));
+  const latest = await deps.db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('environment', '=', 'test')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  const intent = intentView(latest ?? syntheticIntent(merchantId, at), checkoutUrlFor(deps.config));
+  const event = await recordEvent(deps.db, {
+    merchantId,
+    environment: 'test',
+    type,
+    data: sampleData(type, intent, at),
+    paymentIntentId: latest?.id ?? null,
+    at,
+  });
+  return { object: 'event_trigger', type, status: 'sent', event: event.id };
+}

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { DB, EventRow, WebhookAttemptRow, WebhookDeliveryRow } from '../../db/schema.js';
+import { keysetPage, type Cursor } from '../../http/pagination.js';
+import type { Scope } from './endpoints.repo.js';
+
+export async function findEvent(db: Kysely<DB>, scope: Scope, id: string): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function listEvents(db: Kysely<DB>, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
+  let q = db.selectFrom('events').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
+  if (opts.type !== undefined) q = q.where('type', '=', opts.type);
+  return keysetPage(q, opts.cursor, opts.limit).execute();
+}
+
+export type DeliveryWithUrl = WebhookDeliveryRow & { url: string };
+
+export async function deliveriesOf(db: Kysely<DB>, eventIds: string[]): Promise<DeliveryWithUrl[]> {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select('e.url')
+    .where('d.event_id', 'in', eventIds)
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .execute();
+}
+
+export async function attemptsOf(db: Kysely<DB>, eventId: string): Promise<WebhookAttemptRow[]> {
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .orderBy('started_at')
+    .orderBy('attempt_number')
+    .execute();
+}

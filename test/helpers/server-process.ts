@@ -1,0 +1,117 @@
+// The real server as a child process (`node --import tsx src/cli/main.ts serve`), for tests that kill it.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export async function freePorts(n: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = createServer();
+      servers.push(s);
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(0, '127.0.0.1', () => resolve());
+      });
+      ports.push((s.address() as AddressInfo).port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+}
+
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  livePort: number;
+  sandboxPort: number;
+  stdout(): string;
+  stderr(): string;
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The demo merchant's sandbox key, printed on a first start. */
+  demoKey(): string | null;
+}
+
+export async function spawnServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  const [livePort, sandboxPort] = (await freePorts(2)) as [number, number];
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COWRIE_')) env[k] = v;
+  Object.assign(env, {
+    COWRIE_DATABASE_URL: databaseUrl,
+    COWRIE_HOST: '127.0.0.1',
+    COWRIE_LIVE_PORT: String(livePort),
+    COWRIE_SANDBOX_PORT: String(sandboxPort),
+    COWRIE_RATE_LIMIT_TEST: '100000',
+    ...extraEnv,
+  });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (s: string) => (stderr += s));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server not ready after 30 s\n${stdout}\n${stderr}`)), 30_000);
+    const listening = new Set<string>();
+    child.stdout.on('data', (s: string) => {
+      stdout += s;
+      for (const line of s.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const log = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
+          if (log.msg === 'listening' && log.environment) listening.add(`${log.environment}:${log.port}`);
+        } catch {
+          // a partial line
+        }
+      }
+      if (listening.has(`live:${livePort}`) && listening.has(`test:${sandboxPort}`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before it was ready\n${stdout}\n${stderr}`));
+    });
+  });
+  ready.catch(() => {});
+  return {
+    child,
+    livePort,
+    sandboxPort,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    ready,
+    exited,
+    demoKey: () => /cwk_test_sk_[0-9A-Za-z]{32,}/.exec(stdout)?.[0] ?? null,
+  };
+}
+
+export async function killHard(p: ServerProcess): Promise<void> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  await p.exited;
+}
+
+export async function api(port: number, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`http://127.0.0.1:${port}/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, json };
+}
