@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { Type } from 'typebox';
 import type { Config } from './config.js';
 import type { DB } from './db/schema.js';
 import { registerAuth } from './http/auth.js';
@@ -17,11 +18,19 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
 import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
+import { walletDepositRoutes } from './modules/checkout/wallet-deposits.routes.js';
+import { paymentLinkRoutes } from './modules/payment-links/index.js';
 import { paymentIntentRoutes } from './modules/payment-intents/index.js';
 import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import type { RailRegistry } from './modules/rails/index.js';
 import { rateRoutes, type RateProvider } from './modules/rates/index.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
+import { webhookRoutes } from './modules/webhooks/index.js';
+import { eventFeedRoutes } from './modules/event-feed/index.js';
+import { refundRoutes } from './modules/refunds/index.js';
+import { settlementRoutes } from './modules/settlements/index.js';
+import { balanceRoutes } from './modules/balances/index.js';
+import { reportRoutes } from './modules/reports/index.js';
 import type { Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 
@@ -58,6 +67,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (route.url.startsWith('/v1/') && !cfg.access && !(cfg.scopes && cfg.scopes.length > 0)) {
       throw new Error(`route ${String(route.method)} ${route.url} declares neither scopes nor access`);
     }
+    // Unknown query parameters answer 400 parameter_unknown on every endpoint, not only on lists: a route
+    // that takes none gets an empty query schema.
+    if (route.url.startsWith('/v1/') && cfg.access !== 'public' && route.schema && !route.schema.querystring) {
+      route.schema = { ...route.schema, querystring: Type.Object({}, { additionalProperties: false }) };
+    }
   });
 
   registerJsonParser(app);
@@ -85,6 +99,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(quoteRoutes, { deps });
       await v1.register(paymentIntentRoutes, { deps });
       await v1.register(sandboxRoutes, { deps });
+      await v1.register(paymentLinkRoutes, { deps });
+      await v1.register(walletDepositRoutes, { deps });
+      await v1.register(webhookRoutes, { deps });
+      await v1.register(eventFeedRoutes, { deps });
+      await v1.register(refundRoutes, { deps });
+      await v1.register(settlementRoutes, { deps });
+      await v1.register(balanceRoutes, { deps });
+      await v1.register(reportRoutes, { deps });
     },
     { prefix: '/v1' },
   );

@@ -23,6 +23,14 @@ const EnvSchema = Type.Object({
   COWRIE_DB_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
   COWRIE_RATES_FILE: Type.Optional(Type.String({ minLength: 1 })),
   COWRIE_JOB_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, maximum: 60_000 }),
+  COWRIE_ALLOW_PRIVATE_WEBHOOKS: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
+  COWRIE_WEBHOOK_BACKOFF_SCALE: Type.Number({ default: 1, exclusiveMinimum: 0, maximum: 1 }),
+  COWRIE_WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 100, maximum: 60_000 }),
+  COWRIE_WEBHOOK_LEASE_MS: Type.Integer({ default: 25_000, minimum: 1_000, maximum: 30_000 }),
+  COWRIE_WEBHOOK_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 1_000 }),
+  COWRIE_NEW_MERCHANT_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
+  COWRIE_PENDING_SETTLEMENT_DAYS: Type.Integer({ default: 3, minimum: 0, maximum: 365 }),
+  COWRIE_REPORT_MAX_ROWS: Type.Integer({ default: 100_000, minimum: 1, maximum: 10_000_000 }),
 });
 
 export type Environment = 'live' | 'test';
@@ -47,6 +55,23 @@ export interface Config {
   readonly ratesFile: string;
   /** How often background jobs (expiry sweep, ...) run. */
   readonly jobIntervalMs: number;
+  /** The webhook delivery worker (DECISIONS "Webhooks and events"). */
+  readonly webhooks: {
+    /** Sandbox endpoints may use http and private or loopback addresses (local development, tests). */
+    readonly allowPrivate: boolean;
+    /** Multiplies every wait of the retry ladder (tests shrink it). */
+    readonly backoffScale: number;
+    readonly timeoutMs: number;
+    /** How long a claimed delivery stays claimed; a dead worker's claim is claimable again after it. */
+    readonly leaseMs: number;
+    /** Deliveries in flight at once per process. */
+    readonly concurrency: number;
+  };
+  /** Merchants younger than this many days settle `pending` for `pendingSettlementDays`. */
+  readonly newMerchantDays: number;
+  readonly pendingSettlementDays: number;
+  /** The export ceiling of CSV reports (rows). */
+  readonly reportMaxRows: number;
 }
 
 export class ConfigError extends Error {}
@@ -77,6 +102,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'COWRIE_SANDBOX_URL must name different hosts (the Host header chooses the environment).',
     );
   }
+  if (c.COWRIE_WEBHOOK_LEASE_MS < c.COWRIE_WEBHOOK_TIMEOUT_MS + 1_000) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_WEBHOOK_LEASE_MS must exceed COWRIE_WEBHOOK_TIMEOUT_MS by at least 1000, so a claim ' +
+        'outlives the HTTP call it covers.',
+    );
+  }
   return Object.freeze({
     databaseUrl: c.COWRIE_DATABASE_URL,
     host: c.COWRIE_HOST,
@@ -94,6 +125,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dbPoolSize: c.COWRIE_DB_POOL_SIZE,
     ratesFile: c.COWRIE_RATES_FILE ?? DEFAULT_RATES_FILE,
     jobIntervalMs: c.COWRIE_JOB_INTERVAL_MS,
+    webhooks: Object.freeze({
+      allowPrivate: c.COWRIE_ALLOW_PRIVATE_WEBHOOKS === '1',
+      backoffScale: c.COWRIE_WEBHOOK_BACKOFF_SCALE,
+      timeoutMs: c.COWRIE_WEBHOOK_TIMEOUT_MS,
+      leaseMs: c.COWRIE_WEBHOOK_LEASE_MS,
+      concurrency: c.COWRIE_WEBHOOK_CONCURRENCY,
+    }),
+    newMerchantDays: c.COWRIE_NEW_MERCHANT_DAYS,
+    pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
+    reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
   });
 }
 

@@ -11,6 +11,7 @@ import { applyPaymentOutcome, intentContext } from './modules/payment-intents/in
 import { RailRegistry, SandboxRail } from './modules/rails/index.js';
 import { loadRateTable } from './modules/rates/index.js';
 import { startTimeJobs } from './jobs/time-jobs.js';
+import { startDeliveryWorker } from './jobs/webhook-worker.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { startListeners, type Listeners } from './server.js';
 
@@ -47,11 +48,15 @@ export async function startCowrie(
     const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
     const rates = loadRateTable(config.ratesFile);
     const intents = intentContext({ db: database.db, clock, rates, config });
-    const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, r) => applyPaymentOutcome(intents, scope, r) }));
+    const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, r) => applyPaymentOutcome(intents, scope, r) }, { db: database.db, clock }));
     const app = await buildApp({ config, db: database.db, clock, rateLimiter, logger, rates, rails });
     await opts.configureApp?.(app);
     const listeners = await startListeners(app, config);
     const jobs = opts.startJobs === false ? null : startTimeJobs(intents, config.jobIntervalMs, logger);
+    const webhookWorker =
+      opts.startJobs === false
+        ? null
+        : await startDeliveryWorker({ db: database.db, pool: database.pool, config: config.webhooks, logger });
     let stopping: Promise<void> | null = null;
     return {
       config,
@@ -65,6 +70,7 @@ export async function startCowrie(
         stopping ??= (async () => {
           await listeners.close();
           await jobs?.stop();
+          await webhookWorker?.stop();
           await app.close();
           await database.close();
         })();

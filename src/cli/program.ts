@@ -11,6 +11,8 @@ import {
   verifyMerchant,
 } from '../modules/merchants/index.js';
 import { printDemoBanner, startCowrie } from '../main.js';
+import { checkoutUrlFor } from '../modules/payment-intents/index.js';
+import { refundView, reviewRefund } from '../modules/refunds/index.js';
 import { systemClock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 
@@ -214,6 +216,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         r,
         `New key ${r.new_key.id}: ${r.new_key.key}\nShown once. The old key ${r.old_key.id} works until ${r.old_key.expires_at}.`,
       );
+    });
+
+  program
+    .command('refunds')
+    .description('Operator decisions on refunds')
+    .command('review <refund_id>')
+    .description('Mark a requested (live provider-rail) refund as succeeded or failed')
+    .option('--succeed', 'the refund was paid out: the payment intent becomes refunded')
+    .option('--fail', 'the refund failed: its funds return to the available balance; it can be asked for again')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt & { succeed?: boolean; fail?: boolean }) => {
+      if (Boolean(opts.succeed) === Boolean(opts.fail)) throw new CliFailure('give exactly one of --succeed and --fail', 'parameter_invalid');
+      const config = getConfig();
+      const refund = await withDb((d) =>
+        reviewRefund({ db: d.db, clock: systemClock, checkoutUrl: checkoutUrlFor(config) }, id, opts.succeed ? 'succeeded' : 'failed'),
+      );
+      emit(opts, { refund: refundView(refund) }, `Refund ${refund.id} of ${refund.payment_intent_id} is ${refund.status}.`);
     });
 
   try {

@@ -1,5 +1,6 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import pg from 'pg';
 import type { DB } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -38,4 +39,107 @@ export function addSerialPrimaryKey<T extends { addColumn: (...args: any[]) => T
   return engine === 'postgres'
     ? table.addColumn(name, 'bigserial', (c: any) => c.primaryKey())
     : table.addColumn(name, 'integer', (c: any) => c.primaryKey().autoIncrement());
+}
+
+/**
+ * Row locks for a claim: FOR UPDATE SKIP LOCKED on PostgreSQL, so concurrent workers take disjoint rows.
+ * SQLite needs nothing: the claim is one UPDATE statement and SQLite runs one writer at a time.
+ */
+export function skipLocked<O>(engine: Engine, qb: SelectQueryBuilder<DB, any, O>): SelectQueryBuilder<DB, any, O> {
+  return engine === 'postgres' ? qb.forUpdate().skipLocked() : qb;
+}
+
+/** Default of `events.txid`: the writing transaction's id on PostgreSQL; 0 on SQLite (writes are serialized). */
+export function currentTxidDefault(engine: Engine): RawBuilder<unknown> {
+  return engine === 'postgres' ? sql`(pg_current_xact_id()::text::bigint)` : sql`0`;
+}
+
+/**
+ * The oldest transaction id still in flight (PostgreSQL): every row whose txid is below it was written by
+ * a transaction that has finished, so no row with a smaller txid can appear later. null on SQLite, where a
+ * committed row is final and seq order is commit order.
+ */
+export function finishedTxidHorizon(engine: Engine): RawBuilder<number> | null {
+  return engine === 'postgres' ? sql<number>`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint)` : null;
+}
+
+/**
+ * Signals `channel` when the transaction commits. PostgreSQL: NOTIFY, delivered to listeners at commit and
+ * dropped on rollback; answers true. SQLite: answers false; the caller wakes its own process (a second
+ * process on one SQLite file finds the work by polling).
+ */
+export async function notifyOnCommit(trx: Transaction<DB> | Kysely<DB>, channel: string): Promise<boolean> {
+  if (engineOf(trx) !== 'postgres') return false;
+  await sql`select pg_notify(${channel}, '')`.execute(trx);
+  return true;
+}
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL LISTEN on a connection of its own (outside the pool), re-established a second after it
+ * breaks; `onNotify` also runs after each (re)connect, since notifications sent meanwhile are lost.
+ * null on SQLite.
+ */
+export async function listenChannel(
+  pool: pg.Pool | null,
+  channel: string,
+  onNotify: () => void,
+  onError: (err: unknown) => void,
+): Promise<Listener | null> {
+  if (!pool) return null;
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+  const drop = (c: pg.Client) => {
+    c.removeAllListeners();
+    c.on('error', () => {});
+    void c.end().catch(() => {});
+    if (client === c) client = null;
+  };
+  const scheduleRetry = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, 1000);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client((pool as unknown as { options: pg.ClientConfig }).options);
+    const broken = (err?: unknown) => {
+      if (err) onError(err);
+      drop(c);
+      scheduleRetry();
+    };
+    c.on('error', broken);
+    c.on('end', () => broken());
+    c.on('notification', () => onNotify());
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      broken(err);
+      return;
+    }
+    if (closed) return drop(c);
+    client = c;
+    onNotify();
+  };
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      if (c) {
+        c.removeAllListeners();
+        c.on('error', () => {});
+        await c.end().catch(() => {});
+      }
+    },
+  };
 }

@@ -5,10 +5,18 @@ import { Migrator, sql, type Migration, type MigrationProvider, type MigrationRe
 import type { Database } from './database.js';
 import * as m0001 from './migrations/0001-foundation.js';
 import * as m0002 from './migrations/0002-payment-intents.js';
+import * as m0003 from './migrations/0003-webhooks.js';
+import * as m0004 from './migrations/0004-ledger.js';
+import * as m0005 from './migrations/0005-checkout-links.js';
+import * as m0006 from './migrations/0006-rate-limit-buckets.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-payment-intents': m0002,
+  '0003-webhooks': m0003,
+  '0004-ledger': m0004,
+  '0005-checkout-links': m0005,
+  '0006-rate-limit-buckets': m0006,
 };
 
 class StaticProvider implements MigrationProvider {

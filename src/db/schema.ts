@@ -1,6 +1,7 @@
 // Row types of every table. Times are integer milliseconds since the epoch (bigint on PostgreSQL,
 // INTEGER on SQLite); JSON is stored as text on both engines so one set of queries serves both.
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { CheckoutSecretsTable, PaymentLinksTable, RailPaymentsTable, WalletAllocationsTable, WalletDepositsTable } from './schema-checkout.js';
 
 export type EnvironmentColumn = 'live' | 'test';
 
@@ -164,12 +165,135 @@ export interface EventsTable {
   /** The whole event payload as sent to webhooks (JSON). */
   payload: string;
   created_at: number;
+  /**
+   * The writing transaction's id on PostgreSQL (set by the column default), 0 on SQLite. The event feed
+   * orders by (txid, seq) and shows only events of finished transactions (migration 0003).
+   */
+  txid: Generated<number>;
+}
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  url: string;
+  /** JSON array of event types; empty means every type. */
+  events: string;
+  /** The signing secret (`cwk_whsec_…`); kept in plain text because every delivery is signed with it. */
+  secret: string;
+  status: WebhookEndpointStatus;
+  /** Why the endpoint was disabled (`gone`: it answered 410). */
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  status: WebhookDeliveryStatus;
+  /** Attempts claimed so far (a claim counts even when the worker died before recording its outcome). */
+  attempt_count: number;
+  /**
+   * Real time (ms) when the delivery is next due, or when the current claim's lease runs out; null once
+   * the delivery is finished. The worker claims pending rows whose time has come.
+   */
+  next_attempt_at: number | null;
+  /** The attempt id holding the current claim, or null. */
+  locked_by: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export type WebhookAttemptOutcome = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempt_number: number;
+  url: string;
+  outcome: WebhookAttemptOutcome;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  started_at: number;
+  finished_at: number | null;
 }
 
 export interface SandboxClocksTable {
   merchant_id: string;
   offset_ms: number;
   updated_at: number;
+}
+
+export type SettlementStatus = 'pending' | 'available' | 'frozen';
+
+export interface SettlementsTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  payment_intent_id: string;
+  asset: string;
+  /** Asset amount, exactly the asset's decimals. */
+  amount: string;
+  status: SettlementStatus;
+  available_at: number | null;
+  settled_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type RefundStatus = 'requested' | 'succeeded' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  payment_intent_id: string;
+  /** The intent's fiat amount and currency (full refunds only). */
+  amount: string;
+  currency: string;
+  /** What leaves the merchant's balance: the settled asset amount. */
+  asset: string;
+  asset_amount: string;
+  payment_method: string;
+  status: RefundStatus;
+  reason: string | null;
+  return_address: string | null;
+  rail_reference: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LedgerEntriesTable {
+  seq: Generated<number>;
+  /** The legs of one movement share it; they sum to zero per asset. */
+  movement_id: string;
+  merchant_id: string;
+  environment: EnvironmentColumn;
+  asset: string;
+  account: string;
+  /** Signed decimal: numeric on PostgreSQL (read as a string), text on SQLite. */
+  amount: string;
+  kind: string;
+  payment_intent_id: string | null;
+  settlement_id: string | null;
+  refund_id: string | null;
+  created_at: number;
 }
 
 export interface DB {
@@ -184,6 +308,17 @@ export interface DB {
   payment_attempts: PaymentAttemptsTable;
   events: EventsTable;
   sandbox_clocks: SandboxClocksTable;
+  payment_links: PaymentLinksTable;
+  rail_payments: RailPaymentsTable;
+  wallet_allocations: WalletAllocationsTable;
+  wallet_deposits: WalletDepositsTable;
+  checkout_secrets: CheckoutSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  settlements: SettlementsTable;
+  refunds: RefundsTable;
+  ledger_entries: LedgerEntriesTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
@@ -193,3 +328,9 @@ export type CustomerRow = Selectable<CustomersTable>;
 export type PaymentIntentRow = Selectable<PaymentIntentsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
 export type EventRow = Selectable<EventsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type SettlementRow = Selectable<SettlementsTable>;
+export type RefundRow = Selectable<RefundsTable>;
+export type LedgerEntryRow = Selectable<LedgerEntriesTable>;

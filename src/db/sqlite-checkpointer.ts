@@ -31,7 +31,12 @@ export interface Checkpointer {
 }
 
 export function startCheckpointer(path: string, betterSqliteModule: string, intervalMs = 250): Checkpointer {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, module: betterSqliteModule, intervalMs } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, module: betterSqliteModule, intervalMs },
+    // It holds one connection and a timer: keep its heap small.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2, codeRangeSizeMb: 4, stackSizeMb: 1 },
+  });
   worker.unref();
   let stopping: Promise<void> | null = null;
   return {

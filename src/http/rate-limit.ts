@@ -26,31 +26,28 @@ function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateDec
   };
 }
 
-async function postgresLimiter(pool: pg.Pool, points: number, prefix: string): Promise<RateLimiterAbstract> {
-  return new Promise((resolve, reject) => {
-    const limiter: RateLimiterPostgres = new RateLimiterPostgres(
-      {
-        storeClient: pool,
-        storeType: 'pool',
-        tableName: 'rate_limit_buckets',
-        keyPrefix: prefix,
-        points,
-        duration: 1,
-        clearExpiredByTimeout: true,
-        // If the database cannot answer, each process keeps limiting on its own rather than failing open.
-        insuranceLimiter: new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix }),
-      },
-      (err?: Error) => (err ? reject(err) : resolve(limiter)),
-    );
+function postgresLimiter(pool: pg.Pool, points: number, prefix: string): RateLimiterAbstract {
+  return new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limit_buckets',
+    // Created by migration 0006: two processes starting at once would race on the limiter's own CREATE.
+    tableCreated: true,
+    keyPrefix: prefix,
+    points,
+    duration: 1,
+    clearExpiredByTimeout: true,
+    // If the database cannot answer, each process keeps limiting on its own rather than failing open.
+    insuranceLimiter: new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix }),
   });
 }
 
 export async function createRateLimiter(limits: { live: number; test: number }, pool: pg.Pool | null): Promise<RateLimiter> {
   const make = (points: number, prefix: string) =>
-    pool ? postgresLimiter(pool, points, prefix) : Promise.resolve(new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix }));
+    pool ? postgresLimiter(pool, points, prefix) : new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix });
   const byEnv: Record<Environment, RateLimiterAbstract> = {
-    live: await make(limits.live, 'live'),
-    test: await make(limits.test, 'test'),
+    live: make(limits.live, 'live'),
+    test: make(limits.test, 'test'),
   };
   return {
     async consume(environment, keyId) {

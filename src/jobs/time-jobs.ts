@@ -3,9 +3,11 @@
 // them at once for that merchant.
 import type { Logger } from 'pino';
 import { expireOverdueIntents, type IntentContext } from '../modules/payment-intents/index.js';
+import { matureDueSettlements } from '../modules/settlements/index.js';
 
 export async function runTimeJobs(ctx: IntentContext, scope: { merchantId?: string; environment?: 'live' | 'test' } = {}): Promise<void> {
   await expireOverdueIntents(ctx, scope);
+  await matureDueSettlements(ctx.db, ctx.clock, scope);
 }
 
 export interface JobRunner {

@@ -26,6 +26,12 @@ export const ERROR_CODES = {
   environment_mismatch: { status: 400, type: 'invalid_request_error', meaning: 'A key of one environment was sent to the other environment\'s address: `cwk_test_` keys go to the sandbox base URL, `cwk_live_` keys to the live one.' },
   payment_method_unavailable: { status: 400, type: 'invalid_request_error', meaning: 'A payment method is not valid for the currency or settlement asset (mpesa: KES only; card: KES and USD; paypal: every currency but KES; external_wallet: settling in USDT or USDC), or is not allowed on this intent.' },
   sandbox_only: { status: 400, type: 'invalid_request_error', meaning: 'This endpoint exists only in the sandbox; call it with a `cwk_test_` key on the sandbox base URL.' },
+  refund_amount_invalid: { status: 400, type: 'invalid_request_error', meaning: 'Only full refunds exist: `amount`, when sent, must equal the payment intent\'s full `amount`; omit it to refund in full.' },
+  use_dashboard_refund: { status: 400, type: 'invalid_request_error', meaning: 'A payment made from the service balance cannot be refunded through the API; the owner refunds it in the dashboard with a transaction PIN.' },
+  refund_window_expired: { status: 400, type: 'invalid_request_error', meaning: 'The refund window has passed (180 days after payment for balance payments, 90 days for provider and external-wallet payments); contact support.' },
+  return_address_required: { status: 400, type: 'invalid_request_error', meaning: 'An external-wallet refund is a new on-chain send: give the payer\'s `return_address`.' },
+  report_too_large: { status: 400, type: 'invalid_request_error', meaning: 'The CSV report window holds more rows than the export ceiling; narrow `from` and `to` and download it in parts.' },
+  too_many_webhook_endpoints: { status: 400, type: 'invalid_request_error', meaning: 'An environment holds at most 16 webhook endpoints; delete one before creating another.' },
   api_version_invalid: { status: 400, type: 'invalid_request_error', meaning: 'The `Service-Version` request header names a version that does not exist. The only version is `2026-06-01`.' },
   // 401
   invalid_api_key: { status: 401, type: 'authentication_error', meaning: 'The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired.' },
@@ -33,6 +39,7 @@ export const ERROR_CODES = {
   insufficient_scope: { status: 403, type: 'permission_error', meaning: 'The key is valid but holds none of the scopes this endpoint accepts; the message names them.' },
   publishable_key_not_allowed: { status: 403, type: 'permission_error', meaning: 'Publishable keys may only call `GET /v1/auth/verify`; use a secret or restricted key on the server.' },
   ip_not_allowed: { status: 403, type: 'permission_error', meaning: 'The live key has an IP allowlist and the request came from an address outside it.' },
+  checkout_token_invalid: { status: 403, type: 'permission_error', meaning: 'A hosted checkout action (pay, approve, simulated deposit) came without the checkout page\'s token, or with one for another payment. Reload the checkout page and try again.' },
   account_inactive: { status: 403, type: 'permission_error', meaning: 'The merchant account is suspended; its live keys are refused until it is reactivated.' },
   // 404
   route_not_found: { status: 404, type: 'invalid_request_error', meaning: 'No endpoint exists at this method and path. All endpoints are under `/v1`.' },
@@ -42,6 +49,9 @@ export const ERROR_CODES = {
   // 409
   intent_not_cancelable: { status: 409, type: 'invalid_request_error', meaning: 'Only an intent in `awaiting_payment` can be cancelled; this one has moved on (the message names its status).' },
   intent_not_payable: { status: 409, type: 'invalid_request_error', meaning: 'The payment outcome cannot apply to the intent in its current status (for example a payment of a cancelled or expired intent, or a dispute of an unpaid one).' },
+  intent_not_refundable: { status: 409, type: 'invalid_request_error', meaning: 'Only a paid payment intent can be refunded (not one still awaiting payment, failed, expired, cancelled or disputed); the message names its status.' },
+  refund_exists: { status: 409, type: 'invalid_request_error', meaning: 'This payment already has a refund that is requested or succeeded; a payment has at most one refund.' },
+  payment_link_completed: { status: 409, type: 'invalid_request_error', meaning: 'The payment intent was minted by a payment link that already has `max_payments` paid payments; the payment is declined and the intent stays unpaid.' },
   idempotency_conflict: { status: 409, type: 'idempotency_error', meaning: 'The `Idempotency-Key` was used before with another method, path or body, or in the other environment.' },
   idempotency_in_progress: { status: 409, type: 'idempotency_error', meaning: 'A request with this `Idempotency-Key` is still being processed; retry after it finishes to receive its result.' },
   // 413, 415

@@ -16,6 +16,12 @@ export const ID_PREFIXES = {
   app: 'app',
   request: 'req',
   payment_attempt: 'pa',
+  rail_payment: 'rp',
+  wallet_allocation: 'wa',
+  wallet_deposit: 'wd',
+  webhook_delivery: 'whd',
+  webhook_attempt: 'wha',
+  ledger_movement: 'lmv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

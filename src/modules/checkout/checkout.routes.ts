@@ -1,54 +1,228 @@
-// The hosted checkout at every intent's checkout_url. For now a server-rendered summary of the intent;
-// the payment flows of each method are built on the rail interface.
-import type { FastifyInstance } from 'fastify';
+// The hosted checkout at every intent's checkout_url, its public status and pay actions, the simulated
+// PayPal approval page, and payment link pages (/pay/:id). Public routes (no key): each is reached only
+// through an unguessable id, shows nothing the page does not, and every action needs the page's
+// anti-forgery token. Pages carry a strict Content-Security-Policy.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
-import { isoTime } from '../../shared/clock.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
+import { originOf } from '../../config.js';
+import { StringEnum } from '../../http/schemas.js';
+import { AppError } from '../../shared/errors.js';
+import { intentContext, PAYMENT_METHODS } from '../payment-intents/index.js';
+import { findLinkInEnvironment, openLink } from '../payment-links/index.js';
+import { amountPage, checkoutPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
+import { customerError, loadCheckout, networkName, qrDataUrl, statusView, type CheckoutIntent } from './checkout.service.js';
+import { CheckoutTokens, loadCheckoutSecret } from './csrf.js';
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const CHECKOUT_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** public/checkout at the package root: the same depth from src/modules/checkout and dist/modules/checkout. */
+const ASSET_DIR = new URL('../../../public/checkout/', import.meta.url);
+
+interface Asset {
+  path: string;
+  body: Buffer;
+  type: string;
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${esc(title)}</title><style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:30rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
-.amount{font-size:2rem;font-weight:600}.muted{color:#555}.status{padding:.25rem .5rem;border-radius:4px;background:#eef}
-</style></head><body><main>${body}</main></body></html>`;
+function loadAsset(name: string, type: string): Asset {
+  const body = readFileSync(new URL(name, ASSET_DIR));
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  const [base, ext] = name.split('.');
+  return { path: `/assets/${base}.${hash}.${ext}`, body, type };
 }
 
-export async function checkoutRoutes(app: FastifyInstance, opts: { deps: AppDeps }): Promise<void> {
-  const { db, clock } = opts.deps;
-  app.get<{ Params: { id: string } }>(
-    '/checkout/:id',
-    { config: { access: 'public' }, schema: { hide: true } },
+function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', CHECKOUT_CSP)
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cross-origin-opener-policy', 'same-origin');
+}
+
+const PayBody = Type.Object(
+  {
+    method: StringEnum(PAYMENT_METHODS),
+    phone: Type.Optional(Type.String({ maxLength: 40 })),
+    card_number: Type.Optional(Type.String({ maxLength: 40 })),
+    card_expiry: Type.Optional(Type.String({ maxLength: 10 })),
+    card_cvc: Type.Optional(Type.String({ maxLength: 8 })),
+    network: Type.Optional(Type.String({ maxLength: 20 })),
+  },
+  { additionalProperties: false },
+);
+
+const DepositBody = Type.Object(
+  { network: Type.String({ maxLength: 20 }), asset: Type.String({ maxLength: 10 }), amount: Type.String({ maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+const IntentParams = Type.Object({ id: Type.String({ maxLength: 80 }) });
+const PaypalParams = Type.Object({ id: Type.String({ maxLength: 80 }), ref: Type.String({ maxLength: 80 }) });
+
+export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+  const ctx = intentContext(deps);
+  const tokens = new CheckoutTokens(await loadCheckoutSecret(deps.db, deps.clock));
+  const script = loadAsset('checkout.js', 'text/javascript; charset=utf-8');
+  const style = loadAsset('checkout.css', 'text/css; charset=utf-8');
+  const assets: Assets = { script: script.path, style: style.path };
+  const secure = (env: 'live' | 'test') => originOf(env === 'live' ? deps.config.liveUrl : deps.config.sandboxUrl).startsWith('https:');
+  const publicRoute = { config: { access: 'public' as const }, schema: { hide: true } };
+  app.addHook('onClose', async () => deps.rails.close());
+
+  for (const a of [script, style]) {
+    app.get(a.path, publicRoute, async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').type(a.type).send(a.body),
+    );
+  }
+
+  const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
+    securityHeaders(reply)
+      .code(404)
+      .type('text/html; charset=utf-8')
+      .send(messagePage(assets, request.environment === 'test', 'Payment not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
+
+  async function requireCheckout(request: FastifyRequest, id: string): Promise<CheckoutIntent> {
+    const c = await loadCheckout(ctx, deps.rails, request.environment, id);
+    if (!c) throw new AppError('resource_missing', 'No such payment.', { param: 'id' });
+    return c;
+  }
+
+  app.get('/checkout/:id', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) => {
+    const c = await loadCheckout(ctx, deps.rails, request.environment, request.params.id);
+    if (!c) return notFoundPage(request, reply);
+    const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
+    const base = `/checkout/${c.row.id}`;
+    return securityHeaders(reply)
+      .type('text/html; charset=utf-8')
+      .send(checkoutPage(c, { assets, token, statusUrl: `${base}/status`, payUrl: `${base}/pay`, depositUrl: `${base}/wallet/deposit` }));
+  });
+
+  app.get('/checkout/:id/status', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) => {
+    const c = await requireCheckout(request, request.params.id);
+    return securityHeaders(reply).send(statusView(c));
+  });
+
+  app.post('/checkout/:id/pay', { ...publicRoute, schema: { hide: true, params: IntentParams, body: PayBody } }, async (request, reply) => {
+    const c = await requireCheckout(request, request.params.id);
+    tokens.check(request, c.row.id);
+    securityHeaders(reply);
+    const body = request.body;
+    const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
+    if (c.row.status !== 'awaiting_payment') throw new AppError('intent_not_payable', 'This payment can no longer be paid.');
+    if (c.linkFull) throw customerError(new AppError('payment_link_completed', ''), c.merchantName);
+    if (!c.methods.includes(body.method)) {
+      throw new AppError('payment_method_unavailable', 'This payment method is not available for this payment.', { param: 'method' });
+    }
+    const rail = deps.rails.railFor(c.row.environment, body.method)!;
+    const details: Record<string, unknown> =
+      body.method === 'card'
+        ? { number: body.card_number ?? '', expiry: body.card_expiry ?? '', cvc: body.card_cvc ?? '' }
+        : body.method === 'mpesa'
+          ? { phone: body.phone ?? '' }
+          : body.method === 'external_wallet'
+            ? { network: body.network }
+            : {};
+    let result;
+    try {
+      result = await rail.startPayment({ scope, intent: c.row, method: body.method, details });
+    } catch (err) {
+      throw customerError(err, c.merchantName);
+    }
+    if (result.state === 'completed') return { state: 'completed', status: result.intent.status };
+    const next = { ...result.nextAction };
+    if (next['type'] === 'wallet_deposit') {
+      next['network_name'] = networkName(String(next['network']));
+      next['qr'] = await qrDataUrl(String(next['address']));
+    }
+    return { state: 'pending', status: result.intent.status, next_action: next };
+  });
+
+  app.post(
+    '/checkout/:id/wallet/deposit',
+    { ...publicRoute, schema: { hide: true, params: IntentParams, body: DepositBody } },
     async (request, reply) => {
-      reply.header('content-security-policy', CSP).header('cache-control', 'no-store').header('x-frame-options', 'DENY');
-      const row = await db
-        .selectFrom('payment_intents as pi')
-        .innerJoin('merchants as m', 'm.id', 'pi.merchant_id')
-        .select(['pi.id', 'pi.status', 'pi.amount', 'pi.currency', 'pi.pay_amount', 'pi.settlement_currency', 'pi.description', 'pi.expires_at', 'pi.merchant_id', 'm.name'])
-        .where('pi.id', '=', request.params.id)
-        .where('pi.environment', '=', request.environment)
-        .executeTakeFirst();
-      if (!row) {
-        return reply.code(404).type('text/html; charset=utf-8').send(page('Payment not found', '<h1>Payment not found</h1><p>This checkout link is not valid.</p>'));
+      const c = await requireCheckout(request, request.params.id);
+      tokens.check(request, c.row.id);
+      securityHeaders(reply);
+      const rail = deps.rails.railFor(c.row.environment, 'external_wallet');
+      if (c.row.environment !== 'test' || !rail?.simulateDeposit) {
+        throw new AppError('sandbox_only', 'Simulated deposits exist only in the sandbox.');
       }
-      const now = (await merchantClock(db, clock, row.merchant_id, request.environment)).nowMs();
-      const status = row.status === 'awaiting_payment' && row.expires_at <= now ? 'expired' : row.status;
-      return reply.type('text/html; charset=utf-8').send(
-        page(
-          `Pay ${row.name}`,
-          `<p class="muted">${request.environment === 'test' ? 'Sandbox · no real money' : ''}</p>
-<h1>${esc(row.name)}</h1>${row.description ? `<p>${esc(row.description)}</p>` : ''}
-<p class="amount">${esc(row.amount)} ${esc(row.currency)}</p>
-<p class="muted">${esc(row.pay_amount)} ${esc(row.settlement_currency)}</p>
-<p>Status: <span class="status" id="status">${esc(status.replace('_', ' '))}</span></p>
-<p class="muted">Expires <time datetime="${isoTime(row.expires_at)}">${isoTime(row.expires_at)}</time></p>`,
-        ),
-      );
+      const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
+      const deposit = await rail.simulateDeposit(scope, request.body);
+      return { deposit: { id: deposit.id, status: deposit.status, reason: deposit.reason, credited_this_payment: deposit.payment_intent === c.row.id && deposit.status === 'credited' } };
     },
   );
-}
+
+  app.get('/checkout/:id/paypal/:ref', { ...publicRoute, schema: { hide: true, params: PaypalParams } }, async (request, reply) => {
+    const c = await loadCheckout(ctx, deps.rails, request.environment, request.params.id);
+    if (!c) return notFoundPage(request, reply);
+    const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
+    const base = `/checkout/${c.row.id}`;
+    return securityHeaders(reply)
+      .type('text/html; charset=utf-8')
+      .send(paypalPage(c, { assets, token, approveUrl: `${base}/paypal/${encodeURIComponent(request.params.ref)}`, backUrl: base }));
+  });
+
+  app.post(
+    '/checkout/:id/paypal/:ref',
+    { ...publicRoute, schema: { hide: true, params: PaypalParams, body: Type.Object({ approve: Type.Boolean() }, { additionalProperties: false }) } },
+    async (request, reply) => {
+      const c = await requireCheckout(request, request.params.id);
+      tokens.check(request, c.row.id);
+      securityHeaders(reply);
+      const rail = deps.rails.railFor(c.row.environment, 'paypal');
+      if (!rail?.approve) throw new AppError('payment_method_unavailable', 'PayPal is not available for this payment.', { param: 'method' });
+      const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
+      try {
+        await rail.approve(scope, request.params.ref, request.body.approve);
+      } catch (err) {
+        throw customerError(err, c.merchantName);
+      }
+      return { redirect: `/checkout/${c.row.id}` };
+    },
+  );
+
+  // Payment link pages: opening the url mints a fresh intent and sends the customer to its checkout.
+  app.get(
+    '/pay/:id',
+    { ...publicRoute, schema: { hide: true, params: IntentParams, querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 200 })) }) } },
+    async (request, reply) => {
+      securityHeaders(reply);
+      const sandbox = request.environment === 'test';
+      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id) ? await findLinkInEnvironment(deps.db, request.environment, request.params.id) : undefined;
+      if (!link) {
+        return reply.code(404).type('text/html; charset=utf-8').send(messagePage(assets, sandbox, 'Payment link not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
+      }
+      // A HEAD (a link checker, a preview) must not mint an intent.
+      if (request.method === 'HEAD') return reply.code(200).type('text/html; charset=utf-8').send();
+      const merchant = await deps.db.selectFrom('merchants').select('name').where('id', '=', link.merchant_id).executeTakeFirstOrThrow();
+      const opened = await openLink(ctx, link, request.query.amount);
+      switch (opened.kind) {
+        case 'inactive':
+          return reply
+            .code(410)
+            .type('text/html; charset=utf-8')
+            .send(
+              opened.status === 'expired'
+                ? messagePage(assets, sandbox, 'This payment link has expired', `It no longer takes payments. Ask ${merchant.name} for a new link.`)
+                : messagePage(assets, sandbox, 'This payment link is complete', `${merchant.name} has received all the payments this link accepts, so it takes no more.`),
+            );
+        case 'needs_amount':
+          return reply
+            .code(opened.error ? 400 : 200)
+            .type('text/html; charset=utf-8')
+            .send(amountPage(link, merchant.name, { assets, error: opened.error, value: request.query.amount ?? '', action: `/pay/${link.id}` }));
+        case 'minted':
+          return reply.code(303).header('location', `/checkout/${opened.intent.id}`).send();
+      }
+    },
+  );
+};

@@ -6,6 +6,7 @@ import type { DB, EnvironmentColumn } from '../../db/schema.js';
 import { API_VERSION } from '../../http/context.js';
 import { isoTime } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { enqueueDeliveries } from '../webhooks/enqueue.js';
 
 export const EVENT_TYPES = [
   'payment_intent.created',
@@ -46,6 +47,8 @@ export interface RecordEventInput {
 }
 
 export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, input: RecordEventInput): Promise<EventPayload> {
+  // The event and its webhook deliveries commit together or not at all.
+  if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, input));
   const payload: EventPayload = {
     id: newId('event'),
     object: 'event',
@@ -68,5 +71,6 @@ export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, input: Reco
       created_at: input.at,
     })
     .execute();
+  await enqueueDeliveries(trx, { eventId: payload.id, merchantId: input.merchantId, environment: input.environment, type: input.type });
   return payload;
 }

@@ -1,4 +1,5 @@
 import { originOf, type Config } from '../../config.js';
+import { settlementPolicy } from '../settlements/index.js';
 import type { IntentContext } from './payment-intents.service.js';
 
 export function checkoutUrlFor(config: Config) {
@@ -8,5 +9,11 @@ export function checkoutUrlFor(config: Config) {
 }
 
 export function intentContext(deps: Pick<IntentContext, 'db' | 'clock' | 'rates'> & { config: Config }): IntentContext {
-  return { db: deps.db, clock: deps.clock, rates: deps.rates, checkoutUrl: checkoutUrlFor(deps.config) };
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    rates: deps.rates,
+    checkoutUrl: checkoutUrlFor(deps.config),
+    settlementPolicy: settlementPolicy(deps.config),
+  };
 }

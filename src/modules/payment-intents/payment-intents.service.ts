@@ -2,7 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, IntentStatus, PaymentIntentRow } from '../../db/schema.js';
 import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
-import type { Clock } from '../../shared/clock.js';
+import { offsetClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount } from '../../shared/money.js';
@@ -10,6 +10,7 @@ import type { RateProvider } from '../rates/index.js';
 import { assetForFiat } from '../quotes/pricing.js';
 import { requireAmount, requireAsset, requireFiat } from '../quotes/quotes.service.js';
 import { merchantClock } from '../sandbox/sandbox-clock.js';
+import type { SettlementPolicy } from '../settlements/index.js';
 import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-view.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
@@ -21,6 +22,8 @@ export interface IntentContext {
   clock: Clock;
   rates: RateProvider;
   checkoutUrl: CheckoutUrlFor;
+  /** When a paid intent's settlement becomes available (config); DECISIONS defaults when omitted. */
+  settlementPolicy?: SettlementPolicy;
 }
 
 export type Scope = repo.Scope;
@@ -43,7 +46,9 @@ export interface CreateIntentInput {
   payment_link?: string;
 }
 
-export function clockFor(ctx: IntentContext, scope: Scope): Promise<Clock> {
+/** The merchant's clock: the offset read with the request's key when there is one, else from the database. */
+export async function clockFor(ctx: IntentContext, scope: Scope & { sandboxOffsetMs?: number }): Promise<Clock> {
+  if (scope.sandboxOffsetMs !== undefined) return scope.sandboxOffsetMs === 0 ? ctx.clock : offsetClock(ctx.clock, scope.sandboxOffsetMs);
   return merchantClock(ctx.db, ctx.clock, scope.merchantId, scope.environment);
 }
 

@@ -5,13 +5,15 @@
 import type { Transaction } from 'kysely';
 import type { DB, Merchant, PaymentIntentRow } from '../../db/schema.js';
 import { forUpdate } from '../../db/dialect.js';
-import type { Clock } from '../../shared/clock.js';
+import { isoTime, type Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, roundUp, type SettlementAsset } from '../../shared/money.js';
+import { DEFAULT_SETTLEMENT_POLICY, creditDuplicatePayment, freezeSettlementForDispute, settlePayment } from '../settlements/index.js';
 import type { PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import { clockFor, isOverdue, type IntentContext, type Scope } from './payment-intents.service.js';
+import { paymentLinkFull } from '../payment-links/link-cap.js';
 import { IntentMoveConflict, moveIntent, recordIntentEventInPlace } from './state-machine.js';
 
 export const PAYMENT_OUTCOMES = [
@@ -117,6 +119,18 @@ async function applyInTransaction(
   // A payment of an intent that is already paid (or refunded) is a duplicate payment.
   if ((row.status === 'paid' || row.status === 'refunded') && (outcome === 'success' || outcome === 'overpaid')) outcome = 'duplicate';
 
+  // The status decides first: an outcome the intent cannot take is 409 whatever its amount.
+  const allowedHere: Record<string, readonly PaymentOutcome[]> = {
+    awaiting_payment: ['success', 'failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
+    confirming: ['success', 'failed'],
+    paid: ['duplicate', 'dispute'],
+    refunded: ['duplicate'],
+  };
+  if (!(allowedHere[row.status] ?? []).includes(outcome)) return { ok: false, error: notPayable(row, report.outcome) };
+  if (outcome === 'dispute' && row.payment_method !== 'card' && row.payment_method !== 'paypal') {
+    return { ok: false, error: new AppError('intent_not_payable', 'Only card and PayPal payments can be disputed.') };
+  }
+
   let amount: Decimal;
   switch (outcome) {
     case 'success':
@@ -140,16 +154,6 @@ async function applyInTransaction(
       break;
     default:
       amount = new Decimal(0);
-  }
-  const allowedHere: Record<string, readonly PaymentOutcome[]> = {
-    awaiting_payment: ['success', 'failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
-    confirming: ['success', 'failed'],
-    paid: ['duplicate', 'dispute'],
-    refunded: ['duplicate'],
-  };
-  if (!(allowedHere[row.status] ?? []).includes(outcome)) return { ok: false, error: notPayable(row, report.outcome) };
-  if (outcome === 'dispute' && row.payment_method !== 'card' && row.payment_method !== 'paypal') {
-    return { ok: false, error: new AppError('intent_not_payable', 'Only card and PayPal payments can be disputed.') };
   }
 
   const usd = amount.mul(ctx.rates.price(asset, 'USD'));
@@ -176,6 +180,17 @@ async function applyInTransaction(
       };
     }
   }
+  // A payment link's cap: the link row is locked here, so concurrent payments never go past it.
+  if (row.payment_link !== null && (outcome === 'success' || outcome === 'overpaid')) {
+    const full = await paymentLinkFull(trx, row.payment_link);
+    if (full) {
+      await trx
+        .insertInto('payment_attempts')
+        .values({ ...attempt, outcome: 'declined', amount: formatAmount(amount, asset), usd_value: usd.toFixed(), counts_to_caps: 0, failure_code: full.code })
+        .execute();
+      return { ok: false, error: full };
+    }
+  }
   await trx
     .insertInto('payment_attempts')
     .values({
@@ -195,7 +210,16 @@ async function applyInTransaction(
       if (row.status === 'awaiting_payment') {
         row = await moveIntent(trx, ctx, row, 'confirming', { at: now, patch: { amount_received: received, payment_method: report.method } });
       }
-      row = await moveIntent(trx, ctx, row, 'paid', { at: now, patch: { paid_at: now, payment_method: report.method } });
+      // The settlement (and its ledger movement) is made first: the paid event carries its status.
+      const settlement = await settlePayment(trx, ctx.settlementPolicy ?? DEFAULT_SETTLEMENT_POLICY, merchant, row, now);
+      row = await moveIntent(trx, ctx, row, 'paid', {
+        at: now,
+        patch: { paid_at: now, payment_method: report.method },
+        eventData: {
+          settlement_status: settlement.status,
+          settlement_available_at: settlement.available_at === null ? null : isoTime(settlement.available_at),
+        },
+      });
       if (outcome === 'overpaid') {
         const surplus = new Decimal(received).minus(row.pay_amount);
         await recordIntentEventInPlace(trx, ctx, row, 'payment_intent.overpaid', now, { surplus: formatAmount(surplus, asset) });
@@ -233,14 +257,17 @@ async function applyInTransaction(
       row = await moveIntent(trx, ctx, row, 'expired', { at: now, patch: { expires_at: now } });
       return { ok: true, row };
     case 'duplicate':
+      await creditDuplicatePayment(trx, row, amount, now);
       await recordIntentEventInPlace(trx, ctx, row, 'payment_intent.duplicate_payment', now, {
         duplicate_amount: formatAmount(amount, asset),
         duplicate_payment_method: report.method,
       });
       return { ok: true, row };
-    case 'dispute':
-      await recordIntentEventInPlace(trx, ctx, row, 'payment_intent.disputed', now);
+    case 'dispute': {
+      const frozen = await freezeSettlementForDispute(trx, row, now);
+      await recordIntentEventInPlace(trx, ctx, row, 'payment_intent.disputed', now, { settlement_status: frozen?.status ?? null });
       return { ok: true, row };
+    }
   }
 }
 

@@ -42,6 +42,31 @@ export interface PaymentRail {
   readonly methods: readonly PaymentMethod[];
   startPayment(request: StartPaymentRequest): Promise<StartPaymentResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
+  /**
+   * Asks the provider about a payment that started `pending` (an STK push waiting for the phone): a rail
+   * whose provider has answered reports the outcome through its sink. Safe to call any number of times.
+   */
+  poll?(scope: RailScope, reference: string): Promise<void>;
+  /** The customer's answer at the provider's own approval step (PayPal's redirect). */
+  approve?(scope: RailScope, reference: string, approved: boolean): Promise<void>;
+  /** Sandbox only: an on-chain deposit arrives at one of the merchant's addresses. */
+  simulateDeposit?(scope: RailScope, deposit: SimulatedDeposit): Promise<DepositResult>;
+  /** Stops timers; called when the server shuts down. */
+  close?(): void;
+}
+
+export interface SimulatedDeposit {
+  network: string;
+  asset: string;
+  /** Decimal string, exactly as sent on chain. */
+  amount: string;
+}
+
+export interface DepositResult {
+  id: string;
+  status: 'credited' | 'unmatched';
+  reason: string | null;
+  payment_intent: string | null;
 }
 
 export interface OutcomeReport {
@@ -68,5 +93,9 @@ export class RailRegistry {
   /** The rail that carries a method in an environment, or null when none is configured. */
   railFor(environment: EnvironmentColumn, method: PaymentMethod): PaymentRail | null {
     return this.byEnvMethod.get(`${environment}/${method}`) ?? null;
+  }
+
+  close(): void {
+    for (const rail of new Set(this.byEnvMethod.values())) rail.close?.();
   }
 }

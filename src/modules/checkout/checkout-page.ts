@@ -1,0 +1,199 @@
+// Server-rendered pages of the hosted checkout: no inline script or style (the Content-Security-Policy
+// forbids both), one small script and one stylesheet from our own origin, readable without the script.
+import type { PaymentLinkRow } from '../../db/schema-checkout.js';
+import { WALLET_ASSETS, WALLET_NETWORKS, WALLET_NETWORK_NAMES } from '../rails/index.js';
+import { METHOD_LABELS, returnUrlOf, statusDetail, statusHeadline, FINAL_STATUSES, type CheckoutIntent } from './checkout.service.js';
+
+export interface Assets {
+  script: string;
+  style: string;
+}
+
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** "1500.00" -> "1,500.00" (grouping only; the decimals stay exactly as the API gives them). */
+export function grouped(amount: string): string {
+  const [int, frac] = amount.split('.');
+  const g = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return frac === undefined ? g : `${g}.${frac}`;
+}
+
+export function layout(opts: { title: string; assets: Assets; sandbox: boolean; body: string; meta?: string; page?: string }): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">${opts.meta ?? ''}
+<title>${esc(opts.title)}</title><link rel="stylesheet" href="${opts.assets.style}">
+<script src="${opts.assets.script}" defer></script></head>
+<body${opts.page ? ` data-page="${opts.page}"` : ''}>${opts.sandbox ? '<p class="sandbox-banner">Sandbox: test mode, no real money moves</p>' : ''}
+${opts.body}
+</body></html>`;
+}
+
+export function messagePage(assets: Assets, sandbox: boolean, title: string, text: string): string {
+  return layout({ title, assets, sandbox, body: `<main class="card" id="main"><h1>${esc(title)}</h1><p>${esc(text)}</p></main>` });
+}
+
+function amountBlock(c: CheckoutIntent): string {
+  const r = c.row;
+  return `<p class="amount"><span class="fiat">${esc(r.currency)} ${esc(grouped(r.amount))}</span>
+<span class="asset">${esc(r.pay_amount)} ${esc(r.settlement_currency)}</span></p>`;
+}
+
+function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
+  const r = c.row;
+  const panels: string[] = [];
+  for (const m of c.methods) {
+    switch (m) {
+      case 'service_balance':
+        panels.push(`<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance">
+<h3 id="h-service_balance">Pay from your balance</h3>
+<p>${sandbox ? 'Pays at once from the sandbox payer\u2019s balance.' : 'Pays at once from your balance with us.'}</p>
+<p class="form-error" id="err-service_balance" role="alert"></p>
+<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`);
+        break;
+      case 'mpesa':
+        panels.push(`<form class="method-form" data-method="mpesa" id="panel-mpesa" aria-labelledby="h-mpesa" novalidate>
+<h3 id="h-mpesa">Pay with M-Pesa</h3>
+<label for="phone">M-Pesa phone number</label>
+<input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" required placeholder="+254712345678" aria-describedby="phone-hint phone-error">
+<p class="hint" id="phone-hint">We will send a payment request to this phone.${sandbox ? ' Sandbox: +254700000001 pays, \u20260002 cancels, \u20260003 has no funds, \u20260004 times out, \u20260005 goes to review.' : ''}</p>
+<p class="field-error" id="phone-error"></p>
+<p class="form-error" id="err-mpesa" role="alert"></p>
+<button type="submit">Send payment request</button></form>`);
+        break;
+      case 'card':
+        panels.push(`<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
+<h3 id="h-card">Pay by card</h3>
+<label for="card_number">Card number</label>
+<input id="card_number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="card_number-error${sandbox ? ' card-hint' : ''}">
+<p class="field-error" id="card_number-error"></p>
+<div class="row"><div><label for="card_expiry">Expiry (MM/YY)</label>
+<input id="card_expiry" name="card_expiry" type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY" aria-describedby="card_expiry-error">
+<p class="field-error" id="card_expiry-error"></p></div>
+<div><label for="card_cvc">Security code (CVC)</label>
+<input id="card_cvc" name="card_cvc" type="text" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" placeholder="123" aria-describedby="card_cvc-error">
+<p class="field-error" id="card_cvc-error"></p></div></div>
+${sandbox ? '<p class="hint" id="card-hint">Sandbox cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 9995 has no funds; 4000 0000 0000 0259 pays, then is disputed.</p>' : ''}
+<p class="form-error" id="err-card" role="alert"></p>
+<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`);
+        break;
+      case 'paypal':
+        panels.push(`<form class="method-form" data-method="paypal" id="panel-paypal" aria-labelledby="h-paypal">
+<h3 id="h-paypal">Pay with PayPal</h3>
+<p>You will approve the payment on PayPal${sandbox ? ' (a simulated PayPal page in the sandbox)' : ''}, then come back here.</p>
+<p class="form-error" id="err-paypal" role="alert"></p>
+<button type="submit">Continue to PayPal</button></form>`);
+        break;
+      case 'external_wallet':
+        panels.push(`<div class="method-form" id="panel-external_wallet">
+<form data-method="external_wallet" aria-labelledby="h-external_wallet">
+<h3 id="h-external_wallet">Pay from a crypto wallet</h3>
+<label for="network">Network</label>
+<select id="network" name="network">${WALLET_NETWORKS.map((n) => `<option value="${n}">${WALLET_NETWORK_NAMES[n]}</option>`).join('')}</select>
+<p class="form-error" id="err-external_wallet" role="alert"></p>
+<button type="submit">Show deposit address</button></form>
+<div id="wallet-instructions" hidden>
+<p>Send <strong>exactly</strong> this amount of <strong class="w-asset"></strong> on <strong class="w-network"></strong>. Its last decimals identify your payment; any other amount, asset or network is not credited automatically.</p>
+<p class="label" id="w-amount-label">Amount</p>
+<p class="copyable"><code id="w-amount" aria-labelledby="w-amount-label"></code> <button type="button" class="secondary copy" data-copy="w-amount">Copy amount</button></p>
+<p class="label" id="w-address-label">Deposit address</p>
+<p class="copyable"><code id="w-address" aria-labelledby="w-address-label"></code> <button type="button" class="secondary copy" data-copy="w-address">Copy address</button></p>
+<p class="copied" role="status" id="copy-status"></p>
+<img id="w-qr" alt="QR code of the deposit address" width="180" height="180">
+</div>
+${
+  sandbox
+    ? `<form id="deposit-form" class="sandbox-panel" data-action="deposit" aria-labelledby="h-deposit" hidden novalidate>
+<h3 id="h-deposit">Sandbox: send a simulated deposit</h3>
+<p class="hint">Only the exact amount, asset and network is credited; anything else is kept as an unmatched deposit for the merchant.</p>
+<div class="row"><div><label for="dep-network">Deposit network</label><select id="dep-network" name="network">${WALLET_NETWORKS.map((n) => `<option value="${n}">${WALLET_NETWORK_NAMES[n]}</option>`).join('')}</select></div>
+<div><label for="dep-asset">Deposit asset</label><select id="dep-asset" name="asset">${WALLET_ASSETS.map((a) => `<option${a === r.settlement_currency ? ' selected' : ''}>${a}</option>`).join('')}</select></div></div>
+<label for="dep-amount">Deposit amount</label>
+<input id="dep-amount" name="amount" type="text" inputmode="decimal" required aria-describedby="amount-error">
+<p class="field-error" id="amount-error"></p>
+<p class="form-error" id="err-deposit" role="alert"></p>
+<button type="submit">Send simulated deposit</button>
+<p class="deposit-result" id="deposit-result" role="status"></p></form>`
+    : ''
+}</div>`);
+        break;
+    }
+  }
+  return panels.join('\n');
+}
+
+export function checkoutPage(c: CheckoutIntent, opts: { assets: Assets; token: string; statusUrl: string; payUrl: string; depositUrl: string }): string {
+  const r = c.row;
+  const sandbox = r.environment === 'test';
+  const final = FINAL_STATUSES.has(r.status) || c.linkFull;
+  const payable = r.status === 'awaiting_payment' && !c.linkFull;
+  const secondsLeft = Math.max(0, Math.floor((r.expires_at - c.now) / 1000));
+  const returnUrl = returnUrlOf(r);
+  const methods = payable && c.methods.length > 0;
+  const body = `<main class="card" id="main" data-intent="${esc(r.id)}" data-status-url="${esc(opts.statusUrl)}" data-pay-url="${esc(opts.payUrl)}" data-deposit-url="${esc(opts.depositUrl)}" data-status="${esc(r.status)}"${returnUrl ? ` data-return-url="${esc(returnUrl)}"` : ''}>
+<p class="merchant">${esc(c.merchantName)}</p>
+<h1>${r.description ? esc(r.description) : `Pay ${esc(c.merchantName)}`}</h1>
+${amountBlock(c)}
+<p class="countdown"${payable ? '' : ' hidden'}>Time left to pay: <span id="countdown" role="timer" data-seconds-left="${secondsLeft}">${Math.floor(secondsLeft / 60)}:${String(secondsLeft % 60).padStart(2, '0')}</span></p>
+<div id="status" class="status status-${esc(r.status)}" role="status" aria-live="polite">
+<p class="headline" id="status-headline">${esc(statusHeadline(c))}</p>
+<p class="detail" id="status-detail">${esc(statusDetail(c))}</p>
+<p id="return-link"${final && returnUrl ? '' : ' hidden'}><a href="${esc(returnUrl ?? '#')}">Return to ${esc(c.merchantName)}</a></p>
+</div>
+${
+  methods
+    ? `<section id="methods" aria-labelledby="methods-title">
+<h2 id="methods-title">How would you like to pay?</h2>
+<fieldset class="method-choice"><legend class="visually-hidden">Payment method</legend>
+${c.methods.map((m, i) => `<label class="choice"><input type="radio" name="method" value="${m}"${i === 0 ? ' checked' : ''}> ${METHOD_LABELS[m]}</label>`).join('\n')}
+</fieldset>
+<noscript><p class="form-error">This page needs JavaScript to take a payment.</p></noscript>
+${methodPanels(c, sandbox)}
+</section>`
+    : payable
+      ? '<p id="no-methods">No payment method is available for this payment yet. Please contact the merchant.</p>'
+      : ''
+}
+<p class="footer">Payment reference <code>${esc(r.id)}</code></p>
+</main>`;
+  return layout({
+    title: `Pay ${c.merchantName}`,
+    assets: opts.assets,
+    sandbox,
+    body,
+    meta: `<meta name="checkout-token" content="${esc(opts.token)}">`,
+    page: 'checkout',
+  });
+}
+
+export function paypalPage(c: CheckoutIntent, opts: { assets: Assets; token: string; approveUrl: string; backUrl: string }): string {
+  const r = c.row;
+  const body = `<main class="card paypal" id="main" data-approve-url="${esc(opts.approveUrl)}" data-back-url="${esc(opts.backUrl)}">
+<p class="merchant">PayPal${r.environment === 'test' ? ' (sandbox simulation)' : ''}</p>
+<h1>Approve your payment to ${esc(c.merchantName)}</h1>
+${amountBlock(c)}
+<p>Approving pays ${esc(c.merchantName)} from your PayPal account and takes you back to the checkout.</p>
+<p class="form-error" id="err-paypal" role="alert"></p>
+<div class="actions"><button type="button" id="paypal-approve">Approve payment</button>
+<button type="button" class="secondary" id="paypal-cancel">Cancel and go back</button></div>
+</main>`;
+  return layout({ title: 'Approve payment', assets: opts.assets, sandbox: r.environment === 'test', body, meta: `<meta name="checkout-token" content="${esc(opts.token)}">`, page: 'paypal' });
+}
+
+export function amountPage(link: PaymentLinkRow, merchantName: string, opts: { assets: Assets; error: string | null; value: string; action: string }): string {
+  const decimals = link.currency === 'UGX' || link.currency === 'RWF' ? 0 : 2;
+  const body = `<main class="card" id="main">
+<p class="merchant">${esc(merchantName)}</p>
+<h1>${esc(link.title)}</h1>
+<form method="get" action="${esc(opts.action)}" novalidate>
+<label for="amount">Amount to pay (${esc(link.currency)})</label>
+<input id="amount" name="amount" type="text" inputmode="decimal" required autocomplete="off" value="${esc(opts.value)}" placeholder="${decimals ? '100.00' : '1000'}"
+ aria-describedby="amount-hint${opts.error ? ' amount-error' : ''}"${opts.error ? ' aria-invalid="true" autofocus' : ''}>
+<p class="hint" id="amount-hint">Enter the amount in ${esc(link.currency)}${decimals ? ', with at most 2 decimals' : ', without decimals'}.</p>
+${opts.error ? `<p class="field-error" id="amount-error" role="alert">${esc(opts.error)}</p>` : ''}
+<button type="submit">Continue to payment</button>
+</form></main>`;
+  return layout({ title: `Pay ${merchantName}`, assets: opts.assets, sandbox: link.environment === 'test', body });
+}

@@ -1,0 +1,184 @@
+// What the hosted checkout reads and does: the intent as the customer may see it, its live status, and
+// pay actions handed to the rail of the chosen method. Nothing here reveals a key, a merchant id or any
+// field the page does not show.
+import QRCode from 'qrcode';
+import type { Environment } from '../../config.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
+import type { RailPaymentRow } from '../../db/schema-checkout.js';
+import { isoTime } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { getIntentRow, PAYMENT_METHODS, type IntentContext, type PaymentMethod } from '../payment-intents/index.js';
+import { countPaidIntents } from '../payment-links/index.js';
+import { latestRailPayment, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
+import { merchantClock } from '../sandbox/sandbox-clock.js';
+
+export interface CheckoutIntent {
+  row: PaymentIntentRow;
+  merchantName: string;
+  /** The merchant's clock now (sandbox time for sandbox intents), ms. */
+  now: number;
+  /** Methods allowed on the intent, valid for it, and carried by a rail in this environment. */
+  methods: PaymentMethod[];
+  /** The intent came from a payment link that has no place left. */
+  linkFull: boolean;
+  attempt: RailPaymentRow | null;
+}
+
+export const METHOD_LABELS: Record<PaymentMethod, string> = {
+  service_balance: 'Balance',
+  mpesa: 'M-Pesa',
+  card: 'Card',
+  paypal: 'PayPal',
+  external_wallet: 'Crypto wallet',
+};
+
+/** Loads an intent by its unguessable id within the request's environment; null when there is none. */
+export async function loadCheckout(ctx: IntentContext, rails: RailRegistry, environment: Environment, id: string): Promise<CheckoutIntent | null> {
+  if (!/^pi_[0-9A-Za-z]{1,64}$/.test(id)) return null;
+  const found = await ctx.db
+    .selectFrom('payment_intents as pi')
+    .innerJoin('merchants as m', 'm.id', 'pi.merchant_id')
+    .selectAll('pi')
+    .select('m.name as merchant_name')
+    .where('pi.id', '=', id)
+    .where('pi.environment', '=', environment)
+    .executeTakeFirst();
+  if (!found) return null;
+  const { merchant_name, ...intent } = found;
+  let row: PaymentIntentRow = intent;
+  const clock = await merchantClock(ctx.db, ctx.clock, row.merchant_id, row.environment);
+  const now = clock.nowMs();
+  if (row.status === 'awaiting_payment' && row.expires_at <= now) {
+    row = await getIntentRow(ctx, { merchantId: row.merchant_id, environment: row.environment }, row.id);
+  }
+  let attempt = (await latestRailPayment(ctx.db, row.id)) ?? null;
+  if (attempt && attempt.state === 'pending') {
+    // Ask the rail about a pending payment (the sandbox phone may have answered).
+    const rail = rails.railFor(row.environment, attempt.method as PaymentMethod);
+    if (rail?.poll && attempt.resolve_at !== null && attempt.resolve_at <= now) {
+      await rail.poll({ merchantId: row.merchant_id, environment: row.environment }, attempt.id);
+      row = await getIntentRow(ctx, { merchantId: row.merchant_id, environment: row.environment }, row.id);
+      attempt = (await latestRailPayment(ctx.db, row.id)) ?? null;
+    }
+  }
+  const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
+  const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && rails.railFor(row.environment, m) !== null);
+  let linkFull = false;
+  if (row.payment_link !== null && row.status === 'awaiting_payment') {
+    const link = await ctx.db.selectFrom('payment_links').select('max_payments').where('id', '=', row.payment_link).executeTakeFirst();
+    linkFull = link?.max_payments != null && (await countPaidIntents(ctx.db, row.payment_link)) >= link.max_payments;
+  }
+  return { row, merchantName: merchant_name, now, methods, linkFull, attempt };
+}
+
+export const FINAL_STATUSES = new Set(['paid', 'failed', 'expired', 'cancelled', 'refunded']);
+
+export function statusHeadline(c: CheckoutIntent): string {
+  switch (c.row.status) {
+    case 'awaiting_payment':
+      if (c.linkFull) return 'This payment link is no longer taking payments';
+      return c.attempt?.state === 'pending' && c.attempt.method === 'mpesa' ? 'Check your phone' : 'Waiting for your payment';
+    case 'confirming':
+      return 'Payment received: being confirmed';
+    case 'paid':
+      return 'Paid. Thank you!';
+    case 'failed':
+      return 'Payment failed';
+    case 'expired':
+      return 'This payment has expired';
+    case 'cancelled':
+      return 'This payment was cancelled';
+    case 'refunded':
+      return 'This payment was refunded';
+    default:
+      return c.row.status;
+  }
+}
+
+const FAILURE_WORDS: Record<string, string> = {
+  card_declined: 'Your card was declined. Nothing was taken from your account.',
+  insufficient_funds: 'There was not enough money in the account to pay.',
+  timeout: 'The M-Pesa request was not answered in time.',
+  payment_failed: 'The payment did not go through.',
+};
+
+/** What the customer is told about the outcome or the attempt in progress, in plain words. */
+export function statusDetail(c: CheckoutIntent): string {
+  const a = c.attempt;
+  switch (c.row.status) {
+    case 'paid':
+      return `${c.merchantName} has received your payment.`;
+    case 'confirming':
+      return `Your payment was received and is being reviewed. ${c.merchantName} will let you know when it is confirmed.`;
+    case 'failed':
+      return FAILURE_WORDS[c.row.failure_code ?? ''] ?? 'The payment did not go through.';
+    case 'expired':
+      return `The time to pay has run out. Ask ${c.merchantName} for a new payment link.`;
+    case 'cancelled':
+      return a?.method === 'mpesa' && a.state === 'cancelled' ? 'You cancelled the M-Pesa request on your phone.' : `The payment was cancelled; nothing more is due.`;
+    case 'awaiting_payment':
+      if (c.linkFull) return `${c.merchantName} has received all the payments this link accepts. Nothing was taken from you.`;
+      if (a?.state === 'pending' && a.method === 'mpesa') {
+        const phone = (JSON.parse(a.details) as { phone?: string }).phone ?? 'your phone';
+        return `We sent a payment request to ${phone}. Enter your M-Pesa PIN on your phone to pay.`;
+      }
+      if (a?.state === 'declined' && a.failure_code) return declineWords(a.failure_code, c.merchantName);
+      return '';
+    default:
+      return '';
+  }
+}
+
+/** A refused payment, in the customer's words. */
+export function declineWords(code: string, merchantName: string): string {
+  switch (code) {
+    case 'MERCHANT_LIMIT_EXCEEDED':
+      return `This payment is more than ${merchantName} can receive right now (MERCHANT_LIMIT_EXCEEDED), so it was declined. Nothing was taken from you, and this payment is still open: you can try again later or contact ${merchantName}.`;
+    case 'payment_link_completed':
+      return `${merchantName} has already received all the payments this link accepts, so this payment was declined. Nothing was taken from you.`;
+    case 'intent_not_payable':
+      return 'This payment can no longer be paid.';
+    default:
+      return 'The payment could not be completed. Nothing was taken from you; please try again.';
+  }
+}
+
+/** The return URL with the intent's id added, when the merchant gave one. */
+export function returnUrlOf(row: PaymentIntentRow): string | null {
+  if (!row.return_url) return null;
+  const url = new URL(row.return_url);
+  url.searchParams.set('payment_intent', row.id);
+  return url.toString();
+}
+
+/** The public status document the page polls: only what the page itself shows. */
+export function statusView(c: CheckoutIntent) {
+  return {
+    status: c.row.status,
+    final: FINAL_STATUSES.has(c.row.status) || c.linkFull,
+    headline: statusHeadline(c),
+    detail: statusDetail(c),
+    expires_at: isoTime(c.row.expires_at),
+    seconds_left: Math.max(0, Math.floor((c.row.expires_at - c.now) / 1000)),
+    attempt: c.attempt === null ? null : { method: c.attempt.method, state: c.attempt.state },
+    return_url: returnUrlOf(c.row),
+  };
+}
+
+/** Rewrites a refusal for the customer (same code and field), keeps field messages that are already plain. */
+export function customerError(err: unknown, merchantName: string): unknown {
+  if (!(err instanceof AppError)) return err;
+  if (err.code === 'MERCHANT_LIMIT_EXCEEDED' || err.code === 'payment_link_completed' || err.code === 'intent_not_payable') {
+    return new AppError(err.code, declineWords(err.code, merchantName), { param: err.param });
+  }
+  return err;
+}
+
+export async function qrDataUrl(text: string): Promise<string> {
+  const svg = await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+
+export function networkName(network: string): string {
+  return WALLET_NETWORK_NAMES[network as WalletNetwork] ?? network;
+}

@@ -1,0 +1,49 @@
+// The only SQL of rail payments: payments a rail started that finish later (STK push, PayPal approval).
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { RailPaymentRow, RailPaymentState } from '../../db/schema-checkout.js';
+import type { RailScope } from './rail.js';
+
+export async function insertRailPayment(db: Kysely<DB>, row: RailPaymentRow): Promise<void> {
+  await db.insertInto('rail_payments').values(row).execute();
+}
+
+export async function findRailPayment(db: Kysely<DB>, scope: RailScope, id: string): Promise<RailPaymentRow | undefined> {
+  return db
+    .selectFrom('rail_payments')
+    .selectAll()
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+}
+
+/** The latest rail payment of an intent (what the checkout shows as the current attempt). */
+export async function latestRailPayment(db: Kysely<DB>, intentId: string): Promise<RailPaymentRow | undefined> {
+  return db
+    .selectFrom('rail_payments')
+    .selectAll()
+    .where('payment_intent_id', '=', intentId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Moves a rail payment from one state to another; true for the one caller that won the move. */
+export async function moveRailPayment(
+  db: Kysely<DB>,
+  id: string,
+  from: RailPaymentState,
+  to: RailPaymentState,
+  at: number,
+  failureCode: string | null = null,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('rail_payments')
+    .set({ state: to, failure_code: failureCode, updated_at: at })
+    .where('id', '=', id)
+    .where('state', '=', from)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
