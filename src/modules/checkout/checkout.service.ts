@@ -1,7 +1,6 @@
 // What the hosted checkout reads and does: the intent as the customer may see it, its live status, and
 // pay actions handed to the rail of the chosen method. Nothing here reveals a key, a merchant id or any
 // field the page does not show.
-import QRCode from 'qrcode';
 import type { Environment } from '../../config.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { RailPaymentRow } from '../../db/schema-checkout.js';
@@ -175,6 +174,8 @@ export function customerError(err: unknown, merchantName: string): unknown {
 }
 
 export async function qrDataUrl(text: string): Promise<string> {
+  // Loaded on first use: only wallet checkouts draw a QR code.
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }

@@ -2,7 +2,6 @@
 // code, each `docs_url` lands on its entry) and /v1/openapi.json.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Marked } from 'marked';
 import { ERROR_CODES } from '../../shared/errors.js';
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -21,7 +20,8 @@ tr:target{background:#fff6c8}a{color:#0645ad}
 </style></head><body>${body}</body></html>`;
 }
 
-export function errorsPage(): string {
+export async function errorsPage(): Promise<string> {
+  const { Marked } = await import('marked');
   const rows = Object.entries(ERROR_CODES)
     .map(
       ([code, info]) =>
@@ -39,15 +39,17 @@ ${rows}
 }
 
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
-  const errors = errorsPage();
+  // Both pages are rendered on first request (marked is loaded only then).
+  let errors: string | null = null;
   const referencePath = new URL('../../../docs/api-reference.md', import.meta.url);
   let reference: string | null = null;
 
   const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP };
   const hide = { hide: true };
 
-  app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) => reply.headers(html).send(errors));
+  app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) => reply.headers(html).send((errors ??= await errorsPage())));
   app.get('/docs', { config: { access: 'public' }, schema: hide }, async (_req, reply) => {
+    const { Marked } = await import('marked');
     reference ??= page('Cowrie API reference', await new Marked({ gfm: true }).parse(readFileSync(referencePath, 'utf8')));
     return reply.headers(html).send(reference);
   });

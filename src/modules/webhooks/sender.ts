@@ -1,7 +1,7 @@
 // One POST of one attempt, with undici: a total timeout, no redirects followed (undici's request follows
 // none unless asked), keep-alive connections per receiver. Public-only endpoints go through an agent
 // whose DNS lookup refuses private and reserved addresses (see url-safety.ts).
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import { parseRetryAfter } from './retry-schedule.js';
 import { hostOfUrl, isPublicAddress, publicOnlyLookup, staticUrlProblem, type UrlPolicy } from './url-safety.js';
 import ipaddr from 'ipaddr.js';
@@ -14,14 +14,28 @@ export interface SendResult {
   retryAfterMs: number | null;
 }
 
-export class WebhookSender {
-  private readonly publicAgent: Agent;
-  private readonly anyAgent: Agent;
+interface Http {
+  request: typeof undiciRequest;
+  publicAgent: Agent;
+  anyAgent: Agent;
+}
 
-  constructor(private readonly timeoutMs: number) {
-    const common = { keepAliveTimeout: 10_000, connections: 256, connect: { timeout: timeoutMs } };
-    this.publicAgent = new Agent({ ...common, connect: { ...common.connect, lookup: publicOnlyLookup() } });
-    this.anyAgent = new Agent(common);
+export class WebhookSender {
+  // undici is loaded with the first delivery: a process that never delivers does not carry it.
+  private http: Promise<Http> | null = null;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  private loadHttp(): Promise<Http> {
+    this.http ??= import('undici').then(({ Agent, request }) => {
+      const common = { keepAliveTimeout: 10_000, connections: 256, connect: { timeout: this.timeoutMs } };
+      return {
+        request,
+        publicAgent: new Agent({ ...common, connect: { ...common.connect, lookup: publicOnlyLookup() } }),
+        anyAgent: new Agent(common),
+      };
+    });
+    return this.http;
   }
 
   async send(
@@ -41,12 +55,13 @@ export class WebhookSender {
     if (policy === 'public' && ipaddr.isValid(host) && !isPublicAddress(host)) {
       return { statusCode: null, error: `url not allowed: ${host} is not a public address`, durationMs: took(), retryAfterMs: null };
     }
+    const http = await this.loadHttp();
     try {
-      const res = await request(url, {
+      const res = await http.request(url, {
         method: 'POST',
         headers,
         body,
-        dispatcher: policy === 'public' ? this.publicAgent : this.anyAgent,
+        dispatcher: policy === 'public' ? http.publicAgent : http.anyAgent,
         signal: stop ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), stop]) : AbortSignal.timeout(this.timeoutMs),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -62,7 +77,9 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.publicAgent.close(), this.anyAgent.close()]);
+    if (!this.http) return;
+    const http = await this.http;
+    await Promise.all([http.publicAgent.close(), http.anyAgent.close()]);
   }
 }
 
