@@ -5,6 +5,12 @@ import type { CheckoutSecretsTable, PaymentLinksTable, RailPaymentsTable, Wallet
 
 export type EnvironmentColumn = 'live' | 'test';
 
+/** A merchant and one of its environments: every record belongs to exactly one. */
+export interface MerchantScope {
+  merchantId: string;
+  environment: EnvironmentColumn;
+}
+
 export interface MerchantsTable {
   id: string;
   name: string;

@@ -1,10 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { EnvironmentColumn } from '../db/schema.js';
+import type { MerchantScope } from '../db/schema.js';
 import type { AuthenticatedKey } from '../modules/keys/index.js';
 
-export interface RequestScope {
-  merchantId: string;
-  environment: EnvironmentColumn;
+export interface RequestScope extends MerchantScope {
   key: AuthenticatedKey;
   /** Sandbox clock offset read with the key (0 for live): saves a query per request. */
   sandboxOffsetMs: number;

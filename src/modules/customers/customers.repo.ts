@@ -1,13 +1,11 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { CustomerRow, CustomersTable, DB, EnvironmentColumn } from '../../db/schema.js';
+import type { CustomerRow, CustomersTable, DB, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertCustomer(db: Q, row: Insertable<CustomersTable>): Promise<void> {
   await db.insertInto('customers').values(row).execute();

@@ -1,11 +1,9 @@
 import type { Kysely } from 'kysely';
 import { engineOf, finishedTxidHorizon } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn } from '../../db/schema.js';
+import type { DB, MerchantScope } from '../../db/schema.js';
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export interface FeedPosition {
   txid: number;

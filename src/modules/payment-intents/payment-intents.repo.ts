@@ -1,14 +1,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, EnvironmentColumn, IntentStatus, PaymentIntentRow } from '../../db/schema.js';
+import type { DB, EnvironmentColumn, IntentStatus, PaymentIntentRow, MerchantScope } from '../../db/schema.js';
 import { forUpdate } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertIntent(db: Q, row: PaymentIntentRow): Promise<void> {
   await db.insertInto('payment_intents').values(row).execute();

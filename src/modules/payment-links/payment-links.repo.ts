@@ -1,12 +1,10 @@
 // The only SQL of payment links (the cap's lock lives beside the payment, in link-cap.ts).
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB, MerchantScope } from '../../db/schema.js';
 import type { PaymentLinkRow } from '../../db/schema-checkout.js';
 
-export interface Scope {
-  merchantId: string;
-  environment: 'live' | 'test';
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertLink(db: Kysely<DB>, row: PaymentLinkRow): Promise<void> {
   await db.insertInto('payment_links').values(row).execute();

@@ -1,14 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import { forUpdate } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn, PaymentIntentRow, RefundRow } from '../../db/schema.js';
+import type { DB, PaymentIntentRow, RefundRow, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertRefund(db: Q, row: RefundRow): Promise<void> {
   await db.insertInto('refunds').values(row).execute();

@@ -1,14 +1,12 @@
 // The reports' only SQL: paid payments by payment time and settlements by settlement time, newest first,
 // keyset-paged on (time, id) so that the CSV export streams in batches with flat memory.
 import type { Kysely, Transaction } from 'kysely';
-import type { DB, EnvironmentColumn, PaymentIntentRow, SettlementRow } from '../../db/schema.js';
+import type { DB, PaymentIntentRow, SettlementRow, MerchantScope } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 /** Inclusive start, exclusive end, in milliseconds. */
 export interface Window {

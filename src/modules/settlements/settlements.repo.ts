@@ -1,14 +1,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { forUpdate } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn, SettlementRow } from '../../db/schema.js';
+import type { DB, EnvironmentColumn, SettlementRow, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertSettlement(db: Q, row: SettlementRow): Promise<void> {
   await db.insertInto('settlements').values(row).execute();

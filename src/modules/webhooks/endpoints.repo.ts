@@ -1,12 +1,10 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, EnvironmentColumn, WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
+import type { DB, WebhookEndpointRow, WebhookEndpointsTable, MerchantScope } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-export interface Scope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+/** The merchant and environment every query here is confined to. */
+export type Scope = MerchantScope;
 
 export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTable>): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
