@@ -13,7 +13,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { checkStrings, registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
 import type { RateLimiter } from './http/rate-limit.js';
-import { validatorCompiler } from './http/validation.js';
+import { serializerCompiler, validatorCompiler } from './http/validation.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
@@ -60,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   // Every /v1 route must say who may call it: a scope list or an explicit access level.
   app.addHook('onRoute', (route) => {

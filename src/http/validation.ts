@@ -1,6 +1,7 @@
 // Two Ajv instances: bodies are validated strictly (a JSON number is never coerced into a decimal
 // string, unknown fields are errors); query strings and path parameters are coerced from text.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import fastJson from 'fast-json-stringify';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../shared/errors.js';
@@ -21,9 +22,25 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+// Validators and serializers are compiled the first time a route uses them, not at start-up: most routes
+// of a process are never called, and every compiled schema is generated code held in memory (the error
+// responses alone are several per route).
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  let compiled: ValidateFunction | null = null;
+  const validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema as object);
+    const ok = compiled(data);
+    validate.errors = compiled.errors;
+    return ok;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
+};
+
+export const serializerCompiler = ({ schema }: { schema: unknown }) => {
+  let compiled: ((data: unknown) => string) | null = null;
+  return (data: unknown) => (compiled ??= fastJson(schema as Parameters<typeof fastJson>[0]))(data);
 };
 
 /** `/customer/email` -> `customer.email`; `/items/0` -> `items[0]`. */
