@@ -19,10 +19,21 @@ export interface KeyCursor {
   id: string;
 }
 
-export type PaymentReportRow = Pick<
-  PaymentIntentRow,
-  'id' | 'created_at' | 'paid_at' | 'status' | 'amount' | 'currency' | 'settlement_currency' | 'pay_amount' | 'payment_method' | 'merchant_reference'
->;
+/** The payment report's fields: payment intent columns under their own names. */
+export const PAYMENT_REPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'paid_at',
+  'status',
+  'amount',
+  'currency',
+  'settlement_currency',
+  'pay_amount',
+  'payment_method',
+  'merchant_reference',
+] as const;
+
+export type PaymentReportRow = Pick<PaymentIntentRow, (typeof PAYMENT_REPORT_COLUMNS)[number]>;
 
 export type SettlementReportRow = Pick<SettlementRow, 'id' | 'payment_intent_id' | 'asset' | 'amount' | 'status' | 'settled_at' | 'available_at'>;
 
@@ -41,18 +52,7 @@ export async function countPayments(db: Q, scope: Scope, w: Window): Promise<num
 }
 
 export async function paymentsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
-  let q = paidPayments(db, scope, w).select([
-    'id',
-    'created_at',
-    'paid_at',
-    'status',
-    'amount',
-    'currency',
-    'settlement_currency',
-    'pay_amount',
-    'payment_method',
-    'merchant_reference',
-  ]);
+  let q = paidPayments(db, scope, w).select([...PAYMENT_REPORT_COLUMNS]);
   if (after) q = q.where((eb) => eb(eb.refTuple('paid_at', 'id'), '<', eb.tuple(after.at, after.id)));
   return q.orderBy('paid_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

@@ -51,18 +51,7 @@ export function reportWindow(nowMs: number, from?: string, to?: string): ReportW
 
 const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
-export const PAYMENT_COLUMNS = [
-  'id',
-  'created_at',
-  'paid_at',
-  'status',
-  'amount',
-  'currency',
-  'settlement_currency',
-  'pay_amount',
-  'payment_method',
-  'merchant_reference',
-] as const;
+export const PAYMENT_COLUMNS = repo.PAYMENT_REPORT_COLUMNS;
 export const SETTLEMENT_COLUMNS = ['id', 'payment_intent', 'asset', 'amount', 'status', 'settled_at', 'available_at'] as const;
 
 export type PaymentReportRecord = Record<(typeof PAYMENT_COLUMNS)[number], string | null>;
