@@ -2,98 +2,22 @@
 // starts it (`cowrie serve`, here from the TypeScript sources), on an empty database prints a demo merchant
 // and its sandbox secret key once; that key works at once; SIGTERM shuts the server down cleanly; a second
 // start, or two processes starting together, never make a second demo merchant.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createServer, type AddressInfo, type Server } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { seedDemoMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
+import { spawnServer, type ServerProcess } from './helpers/server-process.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const KEY_RE = /cwk_test_sk_[0-9A-Za-z]{32,}/g;
 
-/** Distinct ports that were free a moment ago (held together while chosen, so they differ). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const s = createServer();
-      servers.push(s);
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(0, '127.0.0.1', () => resolve());
-      });
-      ports.push((s.address() as AddressInfo).port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
-}
-
-interface Proc {
-  child: ChildProcessWithoutNullStreams;
-  livePort: number;
-  sandboxPort: number;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves once both listeners logged that they listen. */
-  ready: Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
+type Proc = ServerProcess;
 const started: Proc[] = [];
 
+/** The real server process on its own free ports; every one started is stopped after the file. */
 async function startServer(databaseUrl: string): Promise<Proc> {
-  const [livePort, sandboxPort] = (await freePorts(2)) as [number, number];
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COWRIE_')) env[k] = v;
-  Object.assign(env, {
-    COWRIE_DATABASE_URL: databaseUrl,
-    COWRIE_HOST: '127.0.0.1',
-    COWRIE_LIVE_PORT: String(livePort),
-    COWRIE_SANDBOX_PORT: String(sandboxPort),
-  });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (s: string) => (stderr += s));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    const listening = new Set<string>();
-    const timer = setTimeout(() => reject(new Error(`server not ready after 30 s\n${stdout}\n${stderr}`)), 30_000);
-    child.stdout.on('data', (s: string) => {
-      stdout += s;
-      for (const line of stdout.split('\n')) {
-        if (!line.startsWith('{')) continue;
-        try {
-          const log = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
-          if (log.msg === 'listening' && log.environment) listening.add(`${log.environment}:${log.port}`);
-        } catch {
-          // a partial line; the rest comes with the next chunk
-        }
-      }
-      if (listening.has(`live:${livePort}`) && listening.has(`test:${sandboxPort}`)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before it was ready\n${stdout}\n${stderr}`));
-    });
-  });
-  ready.catch(() => {});
-  const proc: Proc = { child, livePort, sandboxPort, stdout: () => stdout, stderr: () => stderr, ready, exited };
+  const proc = await spawnServer(databaseUrl);
   started.push(proc);
   return proc;
 }

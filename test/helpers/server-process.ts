@@ -63,7 +63,8 @@ export async function spawnServer(databaseUrl: string, extraEnv: Record<string, 
     const listening = new Set<string>();
     child.stdout.on('data', (s: string) => {
       stdout += s;
-      for (const line of s.split('\n')) {
+      // The whole output so far: a log line may arrive split across two chunks.
+      for (const line of stdout.split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
           const log = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
