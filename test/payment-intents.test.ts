@@ -7,38 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantLimits, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { INTENT_KEYS } from './helpers/intents.js';
 
 const D = Decimal.clone({ precision: 100 });
 const SANDBOX_ORIGIN = 'https://sandbox.cowrie.test';
 const LIVE_ORIGIN = 'https://api.cowrie.test';
 const URL_ENV = { COWRIE_SANDBOX_URL: `${SANDBOX_ORIGIN}/v1`, COWRIE_LIVE_URL: `${LIVE_ORIGIN}/v1` };
 
-const INTENT_KEYS = [
-  'id',
-  'object',
-  'status',
-  'amount',
-  'currency',
-  'settlement_currency',
-  'pay_amount',
-  'rate',
-  'amount_received',
-  'checkout_url',
-  'merchant_reference',
-  'description',
-  'payment_methods',
-  'payment_method',
-  'customer',
-  'metadata',
-  'return_url',
-  'payment_link',
-  'failure_code',
-  'expires_at',
-  'created_at',
-  'paid_at',
-  'cancelled_at',
-  'livemode',
-];
 const RESPONSE_KEYS = [...new Set([...INTENT_KEYS, 'request_id', 'environment'])].sort();
 const FIAT_DECIMALS: Record<string, number> = { KES: 2, USD: 2, EUR: 2, UGX: 0 };
 const ASSET_DECIMALS: Record<string, number> = { USDT: 6, USDC: 6, BTC: 8, ETH: 18, SOL: 9 };

@@ -16,37 +16,12 @@ import {
 } from '../src/modules/payment-intents/index.js';
 import { recordIntentEventInPlace } from '../src/modules/payment-intents/state-machine.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { INTENT_KEYS } from './helpers/intents.js';
 
 const D = Decimal.clone({ precision: 100 });
 const STATUSES: IntentStatus[] = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'];
 const OUTCOMES = ['success', 'failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review', 'duplicate', 'dispute'] as const;
 type Outcome = (typeof OUTCOMES)[number];
-const INTENT_KEYS = [
-  'id',
-  'object',
-  'status',
-  'amount',
-  'currency',
-  'settlement_currency',
-  'pay_amount',
-  'rate',
-  'amount_received',
-  'checkout_url',
-  'merchant_reference',
-  'description',
-  'payment_methods',
-  'payment_method',
-  'customer',
-  'metadata',
-  'return_url',
-  'payment_link',
-  'failure_code',
-  'expires_at',
-  'created_at',
-  'paid_at',
-  'cancelled_at',
-  'livemode',
-];
 /** Fields an event adds to the intent in its data (spec 6.3; api-reference "States and events"). */
 const EVENT_EXTRAS: Record<string, string[]> = {
   'payment_intent.paid': ['settlement_status', 'settlement_available_at'],
