@@ -3,56 +3,29 @@
 // report from a real server process and prints the time and that process's peak resident memory
 // (VmHWM from /proc/<pid>/status; target under 150 MB). SQLite always; PostgreSQL too when
 // COWRIE_BENCH_DATABASE_URL (or COWRIE_TEST_DATABASE_URL, or the local default) answers.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import type { PaymentIntentRow, SettlementRow } from '../src/db/schema.js';
 import { randomBase62 } from '../src/shared/ids.js';
+import { startProcess, stop, withPgDatabase, type Started } from './lib.js';
 
 const ROWS = Number(process.env['BENCH_REPORT_ROWS'] ?? 100_000);
-const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 const DAY_MS = 86_400_000;
 
-function startServer(databaseUrl: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', 'serve'], {
-      env: {
-        ...process.env,
-        COWRIE_DATABASE_URL: databaseUrl,
-        COWRIE_HOST: '127.0.0.1',
-        COWRIE_LIVE_PORT: String(port),
-        COWRIE_SANDBOX_PORT: String(port + 1),
-        COWRIE_RATE_LIMIT_TEST: '1000000',
-        COWRIE_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/listening/.test(out) && /"environment":"test"/.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
-  });
+function startServer(databaseUrl: string, port: number): Promise<Started> {
+  const env = {
+    COWRIE_DATABASE_URL: databaseUrl,
+    COWRIE_HOST: '127.0.0.1',
+    COWRIE_LIVE_PORT: String(port),
+    COWRIE_SANDBOX_PORT: String(port + 1),
+    COWRIE_RATE_LIMIT_TEST: '1000000',
+    COWRIE_LOG_LEVEL: 'info',
+  };
+  return startProcess(['dist/cli/main.js', 'serve'], env, (out) => /listening/.test(out) && /"environment":"test"/.test(out), 60_000);
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
 
 function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -163,25 +136,6 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
   }
 }
 
-async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T | null> {
-  const name = `cowrie_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  try {
-    await admin.connect();
-  } catch (err) {
-    process.stdout.write(`PostgreSQL skipped: ${(err as Error).message}\n`);
-    return null;
-  }
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 const results: Result[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-reports-'));

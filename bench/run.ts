@@ -1,17 +1,17 @@
 // npm run bench: create-intent throughput and latency on SQLite and PostgreSQL beside a bare Fastify
 // endpoint measured in the same run, and a plain insert loop over `pg` as PostgreSQL's yardstick.
 // Each server runs in its own process (built from dist/); the load generator runs here.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { randomBase62 } from '../src/shared/ids.js';
+import { startProcess, stop, withPgDatabase } from './lib.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
-const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 const PROFILE = process.argv.includes('--profile');
 
 interface Figures {
@@ -22,23 +22,6 @@ interface Figures {
   errors: number;
 }
 
-function startProcess(args: string[], env: Record<string, string>, ready = /listening/): Promise<{ child: ChildProcess; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
-  });
-}
 
 async function waitForHttp(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -52,14 +35,6 @@ async function waitForHttp(url: string): Promise<void> {
   throw new Error(`${url} never answered`);
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
 
 async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Figures> {
   // Warm-up, then the measured run.
@@ -83,7 +58,7 @@ async function benchCowrie(name: string, databaseUrl: string, port: number): Pro
   };
   const args = [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []), 'dist/cli/main.js', 'serve'];
   // `serve` prints the demo merchant's key on the first start of an empty database.
-  const { child, output } = await startProcess(args, env, /cwk_test_sk_\w+/);
+  const { child, output } = await startProcess(args, env, (out) => /cwk_test_sk_\w+/.test(out));
   try {
     await waitForHttp(`http://127.0.0.1:${port + 1}/docs/errors`);
     const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(output())?.[0];
@@ -94,20 +69,6 @@ async function benchCowrie(name: string, databaseUrl: string, port: number): Pro
   }
 }
 
-async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `cowrie_bench_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 /** The PostgreSQL yardstick: 32 concurrent clients inserting payment-intent-sized rows in a loop. */
 async function plainInsertLoop(url: string): Promise<Figures> {
@@ -144,7 +105,7 @@ function show(rows: Figures[]): void {
 
 async function main(): Promise<void> {
   process.stdout.write(`Create-intent benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}\n\n`);
-  const bareProc = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '4290' });
+  const bareProc = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '4290' }, (out) => /listening/.test(out));
   let bare: Figures;
   try {
     bare = await load('bare Fastify endpoint', 'http://127.0.0.1:4290/v1/payment-intents', { 'content-type': 'application/json' }, INTENT_BODY);
@@ -158,11 +119,11 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const [pgIntent, pgPlain] = await withPgDatabase(async (url) => [await benchCowrie('cowrie create intent (PostgreSQL)', url, 4310), await plainInsertLoop(url)] as const);
-  show([bare, sqlite, pgIntent, pgPlain]);
+  const pgFigures = await withPgDatabase(async (url) => [await benchCowrie('cowrie create intent (PostgreSQL)', url, 4310), await plainInsertLoop(url)] as const);
+  show(pgFigures ? [bare, sqlite, ...pgFigures] : [bare, sqlite]);
   process.stdout.write(
     `\nSQLite / bare Fastify throughput:        ${(sqlite.rps / bare.rps).toFixed(2)}  (target >= 0.50; p99 target < 5 ms: ${sqlite.p99 < 5 ? 'met' : 'NOT met'})\n` +
-      `PostgreSQL / plain pg insert throughput:  ${(pgIntent.rps / pgPlain.rps).toFixed(2)}  (target >= 0.60)\n`,
+      (pgFigures ? `PostgreSQL / plain pg insert throughput:  ${(pgFigures[0].rps / pgFigures[1].rps).toFixed(2)}  (target >= 0.60)\n` : ''),
   );
 }
 

@@ -7,22 +7,20 @@
 //    bound of the commit-to-attempt delay: the commit happens after the request is sent) and minus the time
 //    the response arrived (a lower bound).
 // Run by `npm run bench` (bench/run.ts), or alone: node --import tsx bench/webhooks.ts
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
-import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import type { EventsTable, WebhookDeliveriesTable } from '../src/db/schema.js';
 import { newId, randomBase62 } from '../src/shared/ids.js';
+import { startProcess, stop, withPgDatabase, type Started } from './lib.js';
 
 const BACKLOG = Number(process.env['BENCH_WEBHOOK_BACKLOG'] ?? 20_000);
 const LATENCY_EVENTS = Number(process.env['BENCH_WEBHOOK_EVENTS'] ?? 600);
 const CLIENTS = 4;
-const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 // From the sources (tsx costs only start-up time), so the figures are always those of the code beside it.
 const ENTRY = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
 
@@ -53,47 +51,21 @@ async function startReceiver(): Promise<Receiver> {
   return rx;
 }
 
-function startServer(databaseUrl: string, port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ENTRY, {
-      env: {
-        ...process.env,
-        COWRIE_DATABASE_URL: databaseUrl,
-        COWRIE_HOST: '127.0.0.1',
-        COWRIE_LIVE_PORT: String(port),
-        COWRIE_SANDBOX_PORT: String(port + 1),
-        COWRIE_RATE_LIMIT_TEST: '1000000',
-        COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
-        COWRIE_WEBHOOK_CONCURRENCY: '128',
-        COWRIE_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
-    let listening = 0;
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      listening = (out.match(/"msg":"listening"/g) ?? []).length;
-      if (listening >= 2) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${out}`)));
-  });
+function startServer(databaseUrl: string, port: number): Promise<Started> {
+  const env = {
+    COWRIE_DATABASE_URL: databaseUrl,
+    COWRIE_HOST: '127.0.0.1',
+    COWRIE_LIVE_PORT: String(port),
+    COWRIE_SANDBOX_PORT: String(port + 1),
+    COWRIE_RATE_LIMIT_TEST: '1000000',
+    COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
+    COWRIE_WEBHOOK_CONCURRENCY: '128',
+    COWRIE_LOG_LEVEL: 'info',
+  };
+  // Both listeners log "listening".
+  return startProcess(ENTRY, env, (out) => (out.match(/"msg":"listening"/g) ?? []).length >= 2);
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
-}
 
 async function call(port: number, key: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port + 1}/v1${path}`, {
@@ -201,20 +173,6 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
   }
 }
 
-async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `cowrie_bench_wh_${randomBase62(8).toLowerCase()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 function show(f: Figures): void {
   process.stdout.write(
@@ -232,4 +190,5 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-show(await withPgDatabase((url) => benchEngine('PostgreSQL', url, 4410)));
+const pgFigures = await withPgDatabase((url) => benchEngine('PostgreSQL', url, 4410));
+if (pgFigures) show(pgFigures);
