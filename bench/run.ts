@@ -132,7 +132,7 @@ const EXTRA_BENCHES = ['bench/webhooks.ts', 'bench/reports.ts'];
 
 await main();
 for (const script of EXTRA_BENCHES) {
-  if (!existsSync(script)) continue;
+  if (!existsSync(script) || process.env['BENCH_ONLY_INTENTS']) continue;
   process.stdout.write(`\n== ${script} ==\n`);
   const code = await new Promise<number | null>((resolve) => {
     spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' }).on('exit', resolve);

@@ -1,5 +1,5 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 
@@ -15,6 +15,24 @@ export function engineOf(db: Kysely<DB> | Transaction<DB>): Engine {
  */
 export function forUpdate<O>(trx: Transaction<DB>, qb: SelectQueryBuilder<DB, keyof DB, O>): SelectQueryBuilder<DB, keyof DB, O> {
   return engineOf(trx) === 'postgres' ? qb.forUpdate() : qb;
+}
+
+/**
+ * The keyset condition "(time, id) comes before (at, atId)" for a list ordered newest first. Each engine
+ * gets the form its planner turns into an index range, so that a page deep in a list reads only its own
+ * rows: PostgreSQL bounds an index scan by a row comparison but only filters an OR; SQLite bounds it by
+ * the OR and scans from the top of the range for a row comparison.
+ */
+export function keysetBefore(
+  engine: Engine,
+  time: string,
+  id: string,
+  at: number,
+  atId: string,
+): (eb: ExpressionBuilder<any, any>) => Expression<SqlBool> {
+  return engine === 'postgres'
+    ? (eb) => eb(eb.refTuple(time, id), '<', eb.tuple(at, atId))
+    : (eb) => eb.or([eb(time, '<', at), eb.and([eb(time, '=', at), eb(id, '<', atId)])]);
 }
 
 /** Column type for a big integer (times in ms, counts). */

@@ -1,7 +1,8 @@
 // Forward cursors for every list (section 4.9): newest first by creation time, ties broken by id, so
 // paging never repeats or skips a record; `starting_after` must name a record of this merchant and
 // environment.
-import { type SelectQueryBuilder, type ExpressionBuilder } from 'kysely';
+import { type SelectQueryBuilder } from 'kysely';
+import { keysetBefore, type Engine } from '../db/dialect.js';
 import { Type, type TProperties } from 'typebox';
 import { AppError } from '../shared/errors.js';
 
@@ -35,18 +36,14 @@ export function unknownCursor(id: string): AppError {
 
 /** Orders newest first, starts after the cursor and fetches one extra row to learn `has_more`. */
 export function keysetPage<DB, TB extends keyof DB, O>(
+  engine: Engine,
   qb: SelectQueryBuilder<DB, TB, O>,
   cursor: Cursor | null,
   limit: number,
 ): SelectQueryBuilder<DB, TB, O> {
   let q = qb;
   if (cursor) {
-    q = q.where((eb: ExpressionBuilder<any, any>) =>
-      eb.or([
-        eb('created_at', '<', cursor.created_at),
-        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    q = q.where(keysetBefore(engine, 'created_at', 'id', cursor.created_at, cursor.id) as never);
   }
   return q.orderBy('created_at' as never, 'desc').orderBy('id' as never, 'desc').limit(limit + 1);
 }

@@ -1,5 +1,6 @@
 // GET /v1/wallet-deposits: the on-chain deposits that reached the merchant's addresses, credited to an
 // intent or kept as unmatched (a wrong amount, asset or network, or a payment that was refused).
+import { engineOf } from '../../db/dialect.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
@@ -73,7 +74,7 @@ export const walletDepositRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> =
       }
       let list = base();
       if (q.status) list = list.where('status', '=', q.status);
-      const rows = await keysetPage(list, cursor, q.limit).execute();
+      const rows = await keysetPage(engineOf(deps.db), list, cursor, q.limit).execute();
       return withResponseMeta(request, toPage(rows, q.limit, view));
     },
   );

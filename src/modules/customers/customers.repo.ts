@@ -1,3 +1,4 @@
+import { engineOf } from '../../db/dialect.js';
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { CustomerRow, CustomersTable, DB, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
@@ -27,5 +28,5 @@ export async function listCustomers(db: Q, scope: Scope, cursor: Cursor | null, 
     .selectAll()
     .where('merchant_id', '=', scope.merchantId)
     .where('environment', '=', scope.environment);
-  return keysetPage(base, cursor, limit).execute();
+  return keysetPage(engineOf(db), base, cursor, limit).execute();
 }

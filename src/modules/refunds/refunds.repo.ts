@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { forUpdate } from '../../db/dialect.js';
+import { engineOf, forUpdate } from '../../db/dialect.js';
 import type { DB, PaymentIntentRow, RefundRow, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
@@ -49,7 +49,7 @@ export async function listRefunds(db: Q, scope: Scope, filter: { paymentIntent?:
     .where('merchant_id', '=', scope.merchantId)
     .where('environment', '=', scope.environment);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
-  return keysetPage(q, cursor, limit).execute();
+  return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
 /** The payment intent being refunded, row-locked: concurrent refund requests of one payment queue here. */

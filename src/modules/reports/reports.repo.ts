@@ -1,6 +1,7 @@
 // The reports' only SQL: paid payments by payment time and settlements by settlement time, newest first,
 // keyset-paged on (time, id) so that the CSV export streams in batches with flat memory.
 import type { Kysely, Transaction } from 'kysely';
+import { engineOf, keysetBefore } from '../../db/dialect.js';
 import type { DB, PaymentIntentRow, SettlementRow, MerchantScope } from '../../db/schema.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -53,7 +54,7 @@ export async function countPayments(db: Q, scope: Scope, w: Window): Promise<num
 
 export async function paymentsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
   let q = paidPayments(db, scope, w).select([...PAYMENT_REPORT_COLUMNS]);
-  if (after) q = q.where((eb) => eb(eb.refTuple('paid_at', 'id'), '<', eb.tuple(after.at, after.id)));
+  if (after) q = q.where(keysetBefore(engineOf(db), 'paid_at', 'id', after.at, after.id));
   return q.orderBy('paid_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
@@ -86,7 +87,7 @@ export async function countSettlements(db: Q, scope: Scope, w: Window): Promise<
 // A settlement's created_at is its settled_at; the list index is on created_at.
 export async function settlementsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<SettlementReportRow[]> {
   let q = settlementsIn(db, scope, w).select(['id', 'payment_intent_id', 'asset', 'amount', 'status', 'settled_at', 'available_at']);
-  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.at, after.id)));
+  if (after) q = q.where(keysetBefore(engineOf(db), 'created_at', 'id', after.at, after.id));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { forUpdate } from '../../db/dialect.js';
+import { engineOf, forUpdate } from '../../db/dialect.js';
 import type { DB, EnvironmentColumn, SettlementRow, MerchantScope } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
@@ -60,7 +60,7 @@ export async function listSettlements(
     .where('environment', '=', scope.environment);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  return keysetPage(q, cursor, limit).execute();
+  return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
 /**

@@ -1,3 +1,4 @@
+import { engineOf } from '../../db/dialect.js';
 import type { Kysely } from 'kysely';
 import type { DB, EventRow, WebhookAttemptRow, WebhookDeliveryRow } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
@@ -16,7 +17,7 @@ export async function findEvent(db: Kysely<DB>, scope: Scope, id: string): Promi
 export async function listEvents(db: Kysely<DB>, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
   if (opts.type !== undefined) q = q.where('type', '=', opts.type);
-  return keysetPage(q, opts.cursor, opts.limit).execute();
+  return keysetPage(engineOf(db), q, opts.cursor, opts.limit).execute();
 }
 
 export type DeliveryWithUrl = WebhookDeliveryRow & { url: string };
