@@ -11,6 +11,7 @@ const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads
 const Database = process.getBuiltinModule('node:module').createRequire(workerData.module)(workerData.module);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -1024');
 let stopped = false;
 const timer = setInterval(() => {
   if (stopped) return;
