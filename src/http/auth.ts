@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { DB } from '../db/schema.js';
-import { authenticateKey, claimedEnvironment, hasAnyScope, ipAllowed, parseKey } from '../modules/keys/index.js';
+import { claimedEnvironment, hasAnyScope, ipAllowed, keyAuthenticator, parseKey } from '../modules/keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -17,6 +17,7 @@ export function registerAuth(
   app: FastifyInstance,
   deps: { db: Kysely<DB>; clock: Clock; config: Config; rateLimiter: RateLimiter },
 ): void {
+  const authenticate = keyAuthenticator(deps.db, deps.clock);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const version = request.headers['service-version'];
     if (version !== undefined && version !== API_VERSION) {
@@ -46,7 +47,7 @@ export function registerAuth(
       );
     }
     if (!parseKey(token)) throw new AppError('invalid_api_key', 'Invalid API key provided.');
-    const key = await authenticateKey(deps.db, deps.clock, token);
+    const key = await authenticate(token);
     if (!key) throw new AppError('invalid_api_key', 'Invalid API key provided: it is unknown, revoked or expired.');
     request.auth = key;
     reply.header('Service-Environment', request.environment);

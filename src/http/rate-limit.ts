@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Environment } from '../config.js';
+import { batcher } from '../db/batcher.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -15,15 +16,6 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(environment: Environment, keyId: string): Promise<RateDecision>;
-}
-
-function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateDecision {
-  return {
-    allowed,
-    limit,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  };
 }
 
 function postgresLimiter(pool: pg.Pool, points: number, prefix: string): RateLimiterAbstract {
@@ -42,6 +34,29 @@ function postgresLimiter(pool: pg.Pool, points: number, prefix: string): RateLim
   });
 }
 
+/**
+ * The decisions for `count` requests of one key consumed together as one consume of `count` points: the
+ * store counts them exactly as `count` single consumes, so the i-th request (1-based) is allowed when the
+ * points consumed before the batch plus i are within the limit, as if the requests had come one by one.
+ */
+function decisionsOf(limit: number, res: RateLimiterRes, count: number): RateDecision[] {
+  const before = res.consumedPoints - count;
+  const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return Array.from({ length: count }, (_, i) => {
+    const consumed = before + i + 1;
+    return { allowed: consumed <= limit, limit, remaining: Math.max(0, limit - consumed), resetSeconds };
+  });
+}
+
+async function consumeMany(limiter: RateLimiterAbstract, limit: number, keyId: string, count: number): Promise<RateDecision[]> {
+  try {
+    return decisionsOf(limit, await limiter.consume(keyId, count), count);
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return decisionsOf(limit, rejection, count);
+    throw rejection;
+  }
+}
+
 export async function createRateLimiter(limits: { live: number; test: number }, pool: pg.Pool | null): Promise<RateLimiter> {
   const make = (points: number, prefix: string) =>
     pool ? postgresLimiter(pool, points, prefix) : new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix });
@@ -49,15 +64,36 @@ export async function createRateLimiter(limits: { live: number; test: number }, 
     live: make(limits.live, 'live'),
     test: make(limits.test, 'test'),
   };
-  return {
-    async consume(environment, keyId) {
-      const limit = limits[environment];
-      try {
-        return decision(limit, await byEnv[environment].consume(keyId, 1), true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decision(limit, rejection, false);
-        throw rejection;
-      }
+  if (!pool) {
+    return {
+      consume: async (environment, keyId) => (await consumeMany(byEnv[environment], limits[environment], keyId, 1))[0]!,
+    };
+  }
+  // In the database every consume is a round trip: the requests of one key that arrive together are
+  // consumed by one statement.
+  const consume = batcher<{ environment: Environment; keyId: string }, RateDecision>(
+    async (calls) => {
+      const byKey = new Map<string, { environment: Environment; keyId: string; at: number[] }>();
+      calls.forEach((c, i) => {
+        const id = `${c.environment}:${c.keyId}`;
+        const group = byKey.get(id) ?? { environment: c.environment, keyId: c.keyId, at: [] };
+        group.at.push(i);
+        byKey.set(id, group);
+      });
+      const out = new Array<RateDecision | Error>(calls.length);
+      await Promise.all(
+        [...byKey.values()].map(async (g) => {
+          try {
+            const decisions = await consumeMany(byEnv[g.environment], limits[g.environment], g.keyId, g.at.length);
+            g.at.forEach((index, n) => (out[index] = decisions[n]!));
+          } catch (err) {
+            for (const index of g.at) out[index] = err as Error;
+          }
+        }),
+      );
+      return out;
     },
-  };
+    { maxBatchSize: 1000 },
+  );
+  return { consume: (environment, keyId) => consume({ environment, keyId }) };
 }

@@ -1,4 +1,4 @@
-export { authenticateKey, createKey, issueKey, revokeKey, rotateKey } from './keys.service.js';
+export { authenticateKey, keyAuthenticator, createKey, issueKey, revokeKey, rotateKey } from './keys.service.js';
 export type { AuthenticatedKey, IssuedKey, RotateOutcome } from './keys.service.js';
 export { claimedEnvironment, parseKey } from './key-format.js';
 export { ipAllowed } from './ip-allowlist.js';

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { ApiKeyRow, DB, Merchant, NewApiKey } from '../../db/schema.js';
 import { forUpdate } from '../../db/dialect.js';
+import { executeCompiled } from '../../db/compiled.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -23,8 +24,9 @@ export interface KeyWithMerchant {
   sandboxOffsetMs: number;
 }
 
-export async function findKeyByHash(db: Q, hash: string): Promise<KeyWithMerchant | undefined> {
-  const row = await db
+/** The keys (with their merchants) behind these hashes, by hash; one query for any number of hashes. */
+export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promise<Map<string, KeyWithMerchant>> {
+  const { rows } = await executeCompiled(db, `keys-by-hash:${hashes.length}`, hashes, () => db
     .selectFrom('api_keys as k')
     .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
     .leftJoin('sandbox_clocks as sc', 'sc.merchant_id', 'k.merchant_id')
@@ -39,26 +41,28 @@ export async function findKeyByHash(db: Q, hash: string): Promise<KeyWithMerchan
       'm.created_at as m_created_at',
       'sc.offset_ms as sc_offset_ms',
     ])
-    .where('k.key_hash', '=', hash)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const {
-    m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, sc_offset_ms, ...key
-  } = row;
-  return {
-    key,
-    sandboxOffsetMs: sc_offset_ms === null || sc_offset_ms === undefined ? 0 : Number(sc_offset_ms),
-    merchant: {
-      id: key.merchant_id,
-      name: m_name,
-      kyb_status: m_kyb_status,
-      status: m_status,
-      limit_per_payment: m_limit_per_payment,
-      limit_daily: m_limit_daily,
-      limit_monthly: m_limit_monthly,
-      created_at: m_created_at,
-    },
-  };
+    .where('k.key_hash', 'in', hashes));
+  const found = new Map<string, KeyWithMerchant>();
+  for (const row of rows) {
+    const {
+      m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, sc_offset_ms, ...key
+    } = row;
+    found.set(key.key_hash, {
+      key,
+      sandboxOffsetMs: sc_offset_ms === null || sc_offset_ms === undefined ? 0 : Number(sc_offset_ms),
+      merchant: {
+        id: key.merchant_id,
+        name: m_name,
+        kyb_status: m_kyb_status,
+        status: m_status,
+        limit_per_payment: m_limit_per_payment,
+        limit_daily: m_limit_daily,
+        limit_monthly: m_limit_monthly,
+        created_at: m_created_at,
+      },
+    });
+  }
+  return found;
 }
 
 export async function updateKey(

@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import * as merchantsRepo from '../merchants/merchants.repo.js';
+import { batcher } from '../../db/batcher.js';
 import { generateKey, hashKey, keyHint } from './key-format.js';
 import { parseAllowEntry } from './ip-allowlist.js';
 import * as repo from './keys.repo.js';
@@ -173,12 +174,9 @@ export interface AuthenticatedKey {
   sandboxOffsetMs: number;
 }
 
-/** The key behind a plaintext, or null when it is unknown, revoked or expired. */
-export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
-  const found = await repo.findKeyByHash(db, hashKey(plaintext));
+function currentKey(found: repo.KeyWithMerchant | undefined, now: number): AuthenticatedKey | null {
   if (!found) return null;
   const { key, merchant, sandboxOffsetMs } = found;
-  const now = clock.nowMs();
   if (key.revoked_at !== null && key.revoked_at <= now) return null;
   if (key.expires_at !== null && key.expires_at <= now) return null;
   return {
@@ -193,4 +191,25 @@ export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: s
     merchant,
     sandboxOffsetMs,
   };
+}
+
+/** The key behind a plaintext, or null when it is unknown, revoked or expired. */
+export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
+  const hash = hashKey(plaintext);
+  return currentKey((await repo.findKeysByHashes(db, [hash])).get(hash), clock.nowMs());
+}
+
+/**
+ * authenticateKey for the request path: the keys of every request that arrives in one turn of the event
+ * loop are looked up by one query. Nothing is cached, so a revoked key is refused by the next request.
+ */
+export function keyAuthenticator(db: Kysely<DB>, clock: Clock): (plaintext: string) => Promise<AuthenticatedKey | null> {
+  const lookup = batcher<string, repo.KeyWithMerchant | undefined>(
+    async (hashes) => {
+      const found = await repo.findKeysByHashes(db, [...new Set(hashes)]);
+      return hashes.map((h) => found.get(h));
+    },
+    { maxBatchSize: 200 },
+  );
+  return async (plaintext) => currentKey(await lookup(hashKey(plaintext)), clock.nowMs());
 }
