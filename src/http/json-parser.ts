@@ -80,7 +80,8 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(err as Error, undefined);
       return;
     }
-    request.bodyHash = hashBody(parsed);
+    // Only an idempotent request compares bodies; hashing every body would cost every request.
+    if (request.headers['idempotency-key'] !== undefined) request.bodyHash = hashBody(parsed);
     done(null, parsed);
   });
   // Anything that is not JSON: 415 with a clear message, whatever the endpoint.

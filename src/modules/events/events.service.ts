@@ -6,6 +6,7 @@ import type { DB, EnvironmentColumn } from '../../db/schema.js';
 import { API_VERSION } from '../../http/context.js';
 import { isoTime } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { insertRows } from '../../db/compiled.js';
 import { enqueueDeliveries } from '../webhooks/enqueue.js';
 
 export const EVENT_TYPES = [
@@ -47,30 +48,42 @@ export interface RecordEventInput {
 }
 
 export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, input: RecordEventInput): Promise<EventPayload> {
-  // The event and its webhook deliveries commit together or not at all.
-  if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, input));
-  const payload: EventPayload = {
-    id: newId('event'),
-    object: 'event',
-    type: input.type,
-    api_version: API_VERSION,
-    created_at: isoTime(input.at),
-    livemode: input.environment === 'live',
-    data: input.data,
-  };
-  await trx
-    .insertInto('events')
-    .values({
-      id: payload.id,
-      merchant_id: input.merchantId,
-      environment: input.environment,
+  return (await recordEvents(trx, [input]))[0]!;
+}
+
+/** Records several events (and their deliveries) with one statement per table. */
+export async function recordEvents(trx: Transaction<DB> | Kysely<DB>, inputs: readonly RecordEventInput[]): Promise<EventPayload[]> {
+  // The events and their webhook deliveries commit together or not at all.
+  if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvents(t, inputs));
+  if (inputs.length === 0) return [];
+  const payloads = inputs.map(
+    (input): EventPayload => ({
+      id: newId('event'),
+      object: 'event',
       type: input.type,
       api_version: API_VERSION,
-      payment_intent_id: input.paymentIntentId ?? null,
-      payload: JSON.stringify(payload),
+      created_at: isoTime(input.at),
+      livemode: input.environment === 'live',
+      data: input.data,
+    }),
+  );
+  await insertRows(
+    trx,
+    'events',
+    inputs.map((input, i) => ({
+        id: payloads[i]!.id,
+        merchant_id: input.merchantId,
+        environment: input.environment,
+        type: input.type,
+        api_version: API_VERSION,
+        payment_intent_id: input.paymentIntentId ?? null,
+        payload: JSON.stringify(payloads[i]),
       created_at: input.at,
-    })
-    .execute();
-  await enqueueDeliveries(trx, { eventId: payload.id, merchantId: input.merchantId, environment: input.environment, type: input.type });
-  return payload;
+    })),
+  );
+  await enqueueDeliveries(
+    trx,
+    inputs.map((input, i) => ({ eventId: payloads[i]!.id, merchantId: input.merchantId, environment: input.environment, type: input.type })),
+  );
+  return payloads;
 }

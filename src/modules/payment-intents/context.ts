@@ -1,6 +1,6 @@
 import { originOf, type Config } from '../../config.js';
 import { settlementPolicy } from '../settlements/index.js';
-import type { IntentContext } from './payment-intents.service.js';
+import { intentCreator, type IntentContext } from './payment-intents.service.js';
 
 export function checkoutUrlFor(config: Config) {
   const live = originOf(config.liveUrl);
@@ -9,11 +9,13 @@ export function checkoutUrlFor(config: Config) {
 }
 
 export function intentContext(deps: Pick<IntentContext, 'db' | 'clock' | 'rates'> & { config: Config }): IntentContext {
-  return {
+  const ctx: IntentContext = {
     db: deps.db,
     clock: deps.clock,
     rates: deps.rates,
     checkoutUrl: checkoutUrlFor(deps.config),
     settlementPolicy: settlementPolicy(deps.config),
   };
+  ctx.insertCreated = intentCreator(ctx);
+  return ctx;
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, EnvironmentColumn, IntentStatus, PaymentIntentRow, MerchantScope } from '../../db/schema.js';
-import { forUpdate } from '../../db/dialect.js';
+import { engineOf, forUpdate } from '../../db/dialect.js';
+import { insertRows } from '../../db/compiled.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -8,8 +9,38 @@ type Q = Kysely<DB> | Transaction<DB>;
 /** The merchant and environment every query here is confined to. */
 export type Scope = MerchantScope;
 
-export async function insertIntent(db: Q, row: PaymentIntentRow): Promise<void> {
-  await db.insertInto('payment_intents').values(row).execute();
+export async function insertIntents(db: Q, rows: readonly PaymentIntentRow[]): Promise<void> {
+  await insertRows(db, 'payment_intents', rows.map(intentColumns));
+}
+
+/** The row with every column, in one order (insertRows needs one shape for every row). */
+function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
+  return {
+    id: r.id,
+    merchant_id: r.merchant_id,
+    environment: r.environment,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    settlement_currency: r.settlement_currency,
+    pay_amount: r.pay_amount,
+    rate: r.rate,
+    description: r.description,
+    merchant_reference: r.merchant_reference,
+    payment_methods: r.payment_methods,
+    customer: r.customer,
+    metadata: r.metadata,
+    return_url: r.return_url,
+    payment_link: r.payment_link,
+    payment_method: r.payment_method,
+    amount_received: r.amount_received,
+    failure_code: r.failure_code,
+    expires_at: r.expires_at,
+    created_at: r.created_at,
+    paid_at: r.paid_at,
+    cancelled_at: r.cancelled_at,
+    updated_at: r.updated_at,
+  };
 }
 
 export async function findIntent(db: Q, scope: Scope, id: string): Promise<PaymentIntentRow | undefined> {
@@ -47,7 +78,7 @@ export async function listIntents(
     .where('merchant_id', '=', scope.merchantId)
     .where('environment', '=', scope.environment);
   if (filter.status) q = q.where('status', '=', filter.status);
-  return keysetPage(q, cursor, limit).execute();
+  return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
 /**

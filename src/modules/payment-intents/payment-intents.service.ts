@@ -14,7 +14,8 @@ import type { SettlementPolicy } from '../settlements/index.js';
 import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-view.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
-import { IntentMoveConflict, moveIntent, recordCreation } from './state-machine.js';
+import { IntentMoveConflict, moveIntent, recordCreations } from './state-machine.js';
+import { batcher } from '../../db/batcher.js';
 
 export interface IntentContext {
   db: Kysely<DB>;
@@ -24,6 +25,8 @@ export interface IntentContext {
   checkoutUrl: CheckoutUrlFor;
   /** When a paid intent's settlement becomes available (config); DECISIONS defaults when omitted. */
   settlementPolicy?: SettlementPolicy;
+  /** Writes a new intent with its creation event; group-committed when built by intentCreator. */
+  insertCreated?: (row: PaymentIntentRow) => Promise<void>;
 }
 
 export type Scope = repo.Scope;
@@ -116,14 +119,39 @@ export function buildIntentRow(ctx: IntentContext, scope: Scope, now: number, in
 
 /** Inserts an intent and records its creation move, inside the caller's transaction. */
 export async function insertNewIntent(trx: Transaction<DB> | Kysely<DB>, ctx: IntentContext, row: PaymentIntentRow): Promise<void> {
-  await repo.insertIntent(trx, row);
-  await recordCreation(trx, ctx, row);
+  await repo.insertIntents(trx, [row]);
+  await recordCreations(trx, ctx, [row]);
+}
+
+/**
+ * Group commit of new intents: the intents created in one turn of the event loop (and those created while
+ * the previous group was committing) are written by one transaction, with one INSERT per table. If that
+ * transaction fails, each intent is tried again on its own, so one bad row never fails the others.
+ */
+export function intentCreator(ctx: IntentContext): (row: PaymentIntentRow) => Promise<void> {
+  const insertOne = (row: PaymentIntentRow) => ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, row));
+  return batcher<PaymentIntentRow, void>(
+    async (rows) => {
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          await repo.insertIntents(trx, rows);
+          await recordCreations(trx, ctx, rows);
+        });
+        return rows.map(() => undefined);
+      } catch (err) {
+        if (rows.length === 1) throw err;
+        return Promise.all(rows.map((row) => insertOne(row).then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+      }
+    },
+    { maxBatchSize: 100, serial: true },
+  );
 }
 
 export async function createIntent(ctx: IntentContext, scope: Scope, input: CreateIntentInput): Promise<PaymentIntent> {
   const clock = await clockFor(ctx, scope);
   const row = buildIntentRow(ctx, scope, clock.nowMs(), input);
-  await ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, row));
+  if (ctx.insertCreated) await ctx.insertCreated(row);
+  else await ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, row));
   return intentView(row, ctx.checkoutUrl);
 }
 

@@ -5,7 +5,7 @@
 // move throws IllegalIntentMove and writes nothing.
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB, IntentStatus, PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
-import { recordEvent, type EventType } from '../events/index.js';
+import { recordEvent, recordEvents, type EventType, type RecordEventInput } from '../events/index.js';
 import { intentView, type CheckoutUrlFor } from './intent-view.js';
 
 /** from -> to -> the event types that move may record (the first is the default). */
@@ -116,10 +116,31 @@ export async function recordIntentEventInPlace(
 
 /** Records the creation move (created -> awaiting_payment) of an intent inserted as awaiting_payment. */
 export async function recordCreation(trx: Transaction<DB> | Kysely<DB>, ctx: MoveContext, intent: PaymentIntentRow): Promise<void> {
-  if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
-    throw new IllegalIntentMove('created', intent.status);
+  await recordCreations(trx, ctx, [intent]);
+}
+
+/** recordCreation for several intents inserted together: their events go in with one statement. */
+export async function recordCreations(trx: Transaction<DB> | Kysely<DB>, ctx: MoveContext, intents: readonly PaymentIntentRow[]): Promise<void> {
+  for (const intent of intents) {
+    if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
+      throw new IllegalIntentMove('created', intent.status);
+    }
   }
-  await recordIntentEvent(trx, ctx, intent, 'payment_intent.created', intent.created_at);
+  await recordEvents(
+    trx,
+    intents.map((intent) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at)),
+  );
+}
+
+function intentEvent(ctx: MoveContext, intent: PaymentIntentRow, type: EventType, at: number, extra?: Record<string, unknown>): RecordEventInput {
+  return {
+    merchantId: intent.merchant_id,
+    environment: intent.environment,
+    type,
+    paymentIntentId: intent.id,
+    data: { ...intentView(intent, ctx.checkoutUrl), ...extra },
+    at,
+  };
 }
 
 async function recordIntentEvent(
@@ -130,12 +151,5 @@ async function recordIntentEvent(
   at: number,
   extra?: Record<string, unknown>,
 ): Promise<void> {
-  await recordEvent(trx, {
-    merchantId: intent.merchant_id,
-    environment: intent.environment,
-    type,
-    paymentIntentId: intent.id,
-    data: { ...intentView(intent, ctx.checkoutUrl), ...extra },
-    at,
-  });
+  await recordEvent(trx, intentEvent(ctx, intent, type, at, extra));
 }

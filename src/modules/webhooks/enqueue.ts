@@ -8,6 +8,7 @@ import { notifyOnCommit } from '../../db/dialect.js';
 import type { DB, EnvironmentColumn, WebhookDeliveriesTable } from '../../db/schema.js';
 import { systemClock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { executeCompiled, insertRows } from '../../db/compiled.js';
 
 export const DELIVERY_CHANNEL = 'cowrie_webhook_deliveries';
 
@@ -38,29 +39,38 @@ export interface EnqueueInput {
 
 /** Enabled endpoints of the merchant and environment that subscribe to `type`. */
 export async function subscribedEndpointIds(db: Transaction<DB> | Kysely<DB>, input: Omit<EnqueueInput, 'eventId'>): Promise<string[]> {
-  const endpoints = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('merchant_id', '=', input.merchantId)
-    .where('environment', '=', input.environment)
-    .where('status', '=', 'enabled')
-    .where('deleted_at', 'is', null)
-    .execute();
-  return endpoints.filter((e) => subscribes(e.events, input.type)).map((e) => e.id);
+  const endpoints = await enabledEndpoints(db, [input.merchantId]);
+  return endpoints.filter((e) => e.environment === input.environment && subscribes(e.events, input.type)).map((e) => e.id);
+}
+
+async function enabledEndpoints(db: Transaction<DB> | Kysely<DB>, merchantIds: readonly string[]) {
+  const result = await executeCompiled(db, `enabled-endpoints:${merchantIds.length}`, [...merchantIds, 'enabled'], () =>
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'merchant_id', 'environment', 'events'])
+      .where('merchant_id', 'in', merchantIds)
+      .where('status', '=', 'enabled')
+      .where('deleted_at', 'is', null),
+  );
+  return result.rows;
 }
 
 /** Inserts deliveries of the event to these endpoints, due at once, and wakes the workers at commit. */
 export async function insertDeliveries(trx: Transaction<DB> | Kysely<DB>, input: EnqueueInput, endpointIds: string[]): Promise<number> {
-  if (endpointIds.length === 0) return 0;
+  return insertDeliveryRows(trx, endpointIds.map((endpointId) => ({ ...input, endpointId })));
+}
+
+async function insertDeliveryRows(trx: Transaction<DB> | Kysely<DB>, targets: Array<EnqueueInput & { endpointId: string }>): Promise<number> {
+  if (targets.length === 0) return 0;
   // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
   // with their own clocks.
   const now = systemClock.nowMs();
-  const rows: Insertable<WebhookDeliveriesTable>[] = endpointIds.map((endpointId) => ({
+  const rows: Insertable<WebhookDeliveriesTable>[] = targets.map((t) => ({
     id: newId('webhook_delivery'),
-    event_id: input.eventId,
-    endpoint_id: endpointId,
-    merchant_id: input.merchantId,
-    environment: input.environment,
+    event_id: t.eventId,
+    endpoint_id: t.endpointId,
+    merchant_id: t.merchantId,
+    environment: t.environment,
     status: 'pending',
     attempt_count: 0,
     next_attempt_at: now,
@@ -72,12 +82,26 @@ export async function insertDeliveries(trx: Transaction<DB> | Kysely<DB>, input:
     updated_at: now,
     completed_at: null,
   }));
-  await trx.insertInto('webhook_deliveries').values(rows).execute();
+  await insertRows(trx, 'webhook_deliveries', rows);
   await wakeWorkersOnCommit(trx);
   return rows.length;
 }
 
-/** Called by recordEvent inside the event's transaction. */
-export async function enqueueDeliveries(trx: Transaction<DB> | Kysely<DB>, input: EnqueueInput): Promise<number> {
-  return insertDeliveries(trx, input, await subscribedEndpointIds(trx, input));
+/**
+ * Called by recordEvents inside the events' transaction: one delivery per event and subscribed endpoint,
+ * the endpoints of every merchant involved read by one query.
+ */
+export async function enqueueDeliveries(trx: Transaction<DB> | Kysely<DB>, events: readonly EnqueueInput[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const endpoints = await enabledEndpoints(trx, [...new Set(events.map((e) => e.merchantId))]);
+  if (endpoints.length === 0) return 0;
+  const targets: Array<EnqueueInput & { endpointId: string }> = [];
+  for (const event of events) {
+    for (const e of endpoints) {
+      if (e.merchant_id === event.merchantId && e.environment === event.environment && subscribes(e.events, event.type)) {
+        targets.push({ ...event, endpointId: e.id });
+      }
+    }
+  }
+  return insertDeliveryRows(trx, targets);
 }

@@ -1,0 +1,48 @@
+// Statements of the request path, compiled once per shape. Kysely builds an operation tree and compiles it
+// to SQL on every call; for a statement run on every request (or every batch) that is most of its cost.
+// Here the SQL text Kysely compiled the first time is kept under a key naming the statement's shape, and
+// later calls run it with their own parameters. The first compile checks that the parameters the caller
+// lists are exactly those Kysely bound, in order; a shape that fails the check is never cached.
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { engineOf } from './dialect.js';
+import type { DB } from './schema.js';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+const texts = new Map<string, string>();
+/** Shapes whose parameters did not match: always compiled afresh. */
+const uncachable = new Set<string>();
+
+function sameParameters(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+}
+
+/**
+ * Runs the query `build` makes, whose bound parameters are `parameters` in order, reusing the SQL text of
+ * an earlier call with the same `shape`. `build` runs only when the text is not known yet.
+ */
+export async function executeCompiled<R>(db: Q, shape: string, parameters: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+  const key = `${engineOf(db)}:${shape}`;
+  const text = texts.get(key);
+  if (text !== undefined) return db.executeQuery<R>(CompiledQuery.raw(text, parameters as unknown[]));
+  const compiled = build().compile();
+  if (!uncachable.has(key)) {
+    if (sameParameters(compiled.parameters, parameters)) texts.set(key, compiled.sql);
+    else uncachable.add(key);
+  }
+  return db.executeQuery<R>(compiled);
+}
+
+/**
+ * INSERT of several rows with one statement. Every row must have the same columns, in the same order, and
+ * no undefined value (null for SQL NULL).
+ */
+export async function insertRows<T extends keyof DB & string>(db: Q, table: T, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const c of columns) parameters.push(row[c]);
+  await executeCompiled(db, `insert:${table}:${columns.join(',')}:${rows.length}`, parameters, () =>
+    db.insertInto(table).values(rows as never),
+  );
+}
