@@ -81,12 +81,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, deps);
   registerIdempotency(app, deps);
   // Bodies are optional on endpoints whose fields are all optional: no body reads as {}.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
     // Path and query text obeys the body's rule (no NUL, no lone surrogate): PostgreSQL cannot even
     // compare such text, so it would otherwise surface as a 500.
-    checkStrings(request.params, '');
-    checkStrings(request.query, '');
+    try {
+      checkStrings(request.params, '');
+      checkStrings(request.query, '');
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
   });
   await registerOpenApi(app, deps.config);
 

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, type Config, type Environment } from '../config.js';
 import type { AuthenticatedKey } from '../modules/keys/index.js';
 import type { Scope } from '../modules/keys/scopes.js';
+import { AppError } from '../shared/errors.js';
 
 export const API_VERSION = '2026-06-01';
 
@@ -38,18 +39,29 @@ export function registerRequestContext(app: FastifyInstance, config: Config): vo
   app.decorateRequest('environment', 'test');
   app.decorateRequest('auth', null);
   app.decorateRequest('bodyHash', '');
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback-style hooks: they run on every request and need no promise.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     request.environment = resolveEnvironment(config, request.raw as ListenerRequest);
     reply.header('Service-Request-Id', request.id);
     reply.header('Service-Version', API_VERSION);
+    const version = request.headers['service-version'];
+    if (version !== undefined && version !== API_VERSION) {
+      done(
+        new AppError('api_version_invalid', `Unknown API version '${String(version).slice(0, 40)}'. The only version is ${API_VERSION}.`, {
+          param: 'Service-Version',
+        }),
+      );
+      return;
+    }
+    done();
   });
   // Headers again at the end: an error raised before the hook above, or a handler that reset headers,
   // still answers with them.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
     reply.header('Service-Request-Id', request.id);
     reply.header('Service-Version', API_VERSION);
     if (request.auth) reply.header('Service-Environment', request.environment);
-    return payload;
+    done(null, payload);
   });
 }
 

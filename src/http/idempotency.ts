@@ -34,17 +34,28 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
   const { db, clock } = deps;
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' || !request.auth) return;
-    const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
+  // Callback style, so that a request without the header costs no promise.
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (request.method !== 'POST' || !request.auth || request.headers['idempotency-key'] === undefined) {
+      done();
+      return;
+    }
+    // A replayed response is sent here, and then the handler must not run: done() is not called.
+    claim(request, reply).then((replayed) => {
+      if (!replayed) done();
+    }, done);
+  });
+
+  /** Claims the key for this request (false), or answers with the response it already had (true). */
+  async function claim(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const header = request.headers['idempotency-key']!;
     const key = Array.isArray(header) ? header[0] ?? '' : header;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
       throw new AppError('parameter_invalid', `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`, {
         param: 'Idempotency-Key',
       });
     }
-    const merchantId = request.auth.merchantId;
+    const merchantId = request.auth!.merchantId;
     const requestHash = !request.bodyHash || request.bodyHash === EMPTY_BODY_HASH ? EMPTY_OBJECT_HASH : request.bodyHash;
     const path = pathOf(request);
 
@@ -70,7 +81,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
         request.idempotency = { merchantId, key, createdAt: now };
-        return;
+        return false;
       }
       const existing = await db
         .selectFrom('idempotency_keys')
@@ -90,15 +101,32 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
           .execute();
         continue;
       }
-      return answerExisting(request, reply, existing, path, requestHash);
+      answerExisting(request, reply, existing, path, requestHash);
+      return true;
     }
     throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
+  }
+
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+    const idem = request.idempotency;
+    if (!idem) {
+      done(null, payload);
+      return;
+    }
+    request.idempotency = null;
+    void save(request, reply, idem, payload).then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const idem = request.idempotency;
-    if (!idem) return payload;
-    request.idempotency = null;
+  /** Remembers the response of a claimed key (or forgets a 5xx); never fails the response. */
+  async function save(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    idem: NonNullable<FastifyRequest['idempotency']>,
+    payload: unknown,
+  ): Promise<void> {
     const where = db
       .updateTable('idempotency_keys')
       .where('merchant_id', '=', idem.merchantId)
@@ -127,8 +155,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
       // The response still goes out; the key's lock lapses after IDEMPOTENCY_LOCK_MS.
       request.log.error({ err, reqId: request.id }, 'could not record idempotent response');
     }
-    return payload;
-  });
+  }
 }
 
 function answerExisting(

@@ -174,23 +174,31 @@ export interface AuthenticatedKey {
   sandboxOffsetMs: number;
 }
 
+/** The key as requests see it; built once per row read (a batch of requests with one key shares it). */
+const authenticatedOf = new WeakMap<repo.KeyWithMerchant, AuthenticatedKey>();
+
 function currentKey(found: repo.KeyWithMerchant | undefined, now: number): AuthenticatedKey | null {
   if (!found) return null;
   const { key, merchant, sandboxOffsetMs } = found;
   if (key.revoked_at !== null && key.revoked_at <= now) return null;
   if (key.expires_at !== null && key.expires_at <= now) return null;
-  return {
-    keyId: key.id,
-    merchantId: key.merchant_id,
-    appId: key.app_id,
-    environment: key.environment,
-    type: key.type,
-    scopes: heldScopes(key.type, JSON.parse(key.scopes) as Scope[]),
-    allowedIps: JSON.parse(key.allowed_ips) as string[],
-    expiresAt: key.expires_at,
-    merchant,
-    sandboxOffsetMs,
-  };
+  let auth = authenticatedOf.get(found);
+  if (!auth) {
+    auth = {
+      keyId: key.id,
+      merchantId: key.merchant_id,
+      appId: key.app_id,
+      environment: key.environment,
+      type: key.type,
+      scopes: heldScopes(key.type, JSON.parse(key.scopes) as Scope[]),
+      allowedIps: JSON.parse(key.allowed_ips) as string[],
+      expiresAt: key.expires_at,
+      merchant,
+      sandboxOffsetMs,
+    };
+    authenticatedOf.set(found, auth);
+  }
+  return auth;
 }
 
 /** The key behind a plaintext, or null when it is unknown, revoked or expired. */

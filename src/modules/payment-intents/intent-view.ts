@@ -79,7 +79,14 @@ export const PaymentIntentRecord = Type.Object(paymentIntentProperties, { title:
 /** Absolute URL of an intent's hosted checkout, at the origin of its environment's base URL. */
 export type CheckoutUrlFor = (environment: Environment, intentId: string) => string;
 
-export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor): PaymentIntent {
+/** The JSON columns already parsed (a new intent has them as objects): saves parsing what was just written. */
+export interface ParsedIntentColumns {
+  payment_methods: PaymentMethod[];
+  customer: PaymentIntent['customer'];
+  metadata: Record<string, unknown>;
+}
+
+export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, parsed?: ParsedIntentColumns): PaymentIntent {
   return {
     id: row.id,
     object: 'payment_intent',
@@ -93,10 +100,10 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor): 
     checkout_url: checkoutUrl(row.environment, row.id),
     merchant_reference: row.merchant_reference,
     description: row.description,
-    payment_methods: JSON.parse(row.payment_methods) as PaymentMethod[],
+    payment_methods: parsed ? parsed.payment_methods : (JSON.parse(row.payment_methods) as PaymentMethod[]),
     payment_method: row.payment_method,
-    customer: row.customer === null ? null : (JSON.parse(row.customer) as PaymentIntent['customer']),
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    customer: parsed ? parsed.customer : row.customer === null ? null : (JSON.parse(row.customer) as PaymentIntent['customer']),
+    metadata: parsed ? parsed.metadata : (JSON.parse(row.metadata) as Record<string, unknown>),
     return_url: row.return_url,
     payment_link: row.payment_link,
     failure_code: row.failure_code,
