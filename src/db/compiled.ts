@@ -18,31 +18,39 @@ function sameParameters(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 /**
- * Runs the query `build` makes, whose bound parameters are `parameters` in order, reusing the SQL text of
- * an earlier call with the same `shape`. `build` runs only when the text is not known yet.
+ * The query `build` makes, whose bound parameters are `parameters` in order, reusing the SQL text of an
+ * earlier call with the same `shape`. `build` runs only when the text is not known yet.
  */
-export async function executeCompiled<R>(db: Q, shape: string, parameters: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+export function compiled<R>(db: Q, shape: string, parameters: readonly unknown[], build: () => Compilable<R>): CompiledQuery<R> {
   const key = `${engineOf(db)}:${shape}`;
   const text = texts.get(key);
-  if (text !== undefined) return db.executeQuery<R>(CompiledQuery.raw(text, parameters as unknown[]));
-  const compiled = build().compile();
+  if (text !== undefined) return CompiledQuery.raw(text, parameters as unknown[]) as CompiledQuery<R>;
+  const fresh = build().compile();
   if (!uncachable.has(key)) {
-    if (sameParameters(compiled.parameters, parameters)) texts.set(key, compiled.sql);
+    if (sameParameters(fresh.parameters, parameters)) texts.set(key, fresh.sql);
     else uncachable.add(key);
   }
-  return db.executeQuery<R>(compiled);
+  return fresh;
+}
+
+/** Runs `compiled(...)`. */
+export async function executeCompiled<R>(db: Q, shape: string, parameters: readonly unknown[], build: () => Compilable<R>): Promise<QueryResult<R>> {
+  return db.executeQuery<R>(compiled(db, shape, parameters, build));
 }
 
 /**
  * INSERT of several rows with one statement. Every row must have the same columns, in the same order, and
  * no undefined value (null for SQL NULL).
  */
-export async function insertRows<T extends keyof DB & string>(db: Q, table: T, rows: readonly Record<string, unknown>[]): Promise<void> {
-  if (rows.length === 0) return;
+export function insertStatement<T extends keyof DB & string>(db: Q, table: T, rows: readonly Record<string, unknown>[]): CompiledQuery {
   const columns = Object.keys(rows[0]!);
   const parameters: unknown[] = [];
   for (const row of rows) for (const c of columns) parameters.push(row[c]);
-  await executeCompiled(db, `insert:${table}:${columns.join(',')}:${rows.length}`, parameters, () =>
-    db.insertInto(table).values(rows as never),
-  );
+  return compiled(db, `insert:${table}:${columns.join(',')}:${rows.length}`, parameters, () => db.insertInto(table).values(rows as never));
+}
+
+/** Runs `insertStatement(...)`. */
+export async function insertRows<T extends keyof DB & string>(db: Q, table: T, rows: readonly Record<string, unknown>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.executeQuery(insertStatement(db, table, rows));
 }

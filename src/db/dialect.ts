@@ -1,5 +1,5 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { PostgresAdapter, sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Expression, type QueryResult, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
 
@@ -160,4 +160,36 @@ export async function listenChannel(
       }
     },
   };
+}
+
+interface ScriptConnection {
+  executeScript?: (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
+}
+
+/**
+ * Runs statements in order in the caller's transaction and answers their results. SQLite's thread takes
+ * them as one message (one wake-up instead of one per statement); PostgreSQL runs them one by one.
+ */
+export async function executeInOrder(trx: Transaction<DB>, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+  return trx.getExecutor().provideConnection(async (connection) => {
+    const script = (connection as ScriptConnection).executeScript;
+    if (script) return script.call(connection, queries);
+    const results: QueryResult<unknown>[] = [];
+    for (const q of queries) results.push(await connection.executeQuery(q));
+    return results;
+  });
+}
+
+/** SQL for 16 random hexadecimal characters (64 bits from the database's random source). */
+export function randomHexSql(engine: Engine): RawBuilder<string> {
+  return engine === 'postgres' ? sql<string>`substr(md5(gen_random_uuid()::text), 1, 16)` : sql<string>`lower(hex(randomblob(8)))`;
+}
+
+/** SQL that is true when the JSON array of text in `column` is empty or contains `value`. */
+export function jsonListAdmits(engine: Engine, column: string, value: string): RawBuilder<boolean> {
+  const list = sql.ref(column);
+  const item = sql.ref(value);
+  return engine === 'postgres'
+    ? sql<boolean>`(jsonb_array_length(${list}::jsonb) = 0 or exists (select 1 from jsonb_array_elements_text(${list}::jsonb) as t(v) where t.v = ${item}))`
+    : sql<boolean>`(json_array_length(${list}) = 0 or exists (select 1 from json_each(${list}) as t where t.value = ${item}))`;
 }

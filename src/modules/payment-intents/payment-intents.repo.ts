@@ -1,7 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DB, EnvironmentColumn, IntentStatus, PaymentIntentRow, MerchantScope } from '../../db/schema.js';
 import { engineOf, forUpdate } from '../../db/dialect.js';
-import { insertRows } from '../../db/compiled.js';
+import { insertStatement } from '../../db/compiled.js';
 import { keysetPage, type Cursor } from '../../http/pagination.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -9,8 +9,8 @@ type Q = Kysely<DB> | Transaction<DB>;
 /** The merchant and environment every query here is confined to. */
 export type Scope = MerchantScope;
 
-export async function insertIntents(db: Q, rows: readonly PaymentIntentRow[]): Promise<void> {
-  await insertRows(db, 'payment_intents', rows.map(intentColumns));
+export function insertIntentsStatement(db: Q, rows: readonly PaymentIntentRow[]): CompiledQuery {
+  return insertStatement(db, 'payment_intents', rows.map(intentColumns));
 }
 
 /** The row with every column, in one order (insertRows needs one shape for every row). */

@@ -14,7 +14,8 @@ import type { SettlementPolicy } from '../settlements/index.js';
 import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-view.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
-import { IntentMoveConflict, moveIntent, recordCreations } from './state-machine.js';
+import { IntentMoveConflict, creationEvents, moveIntent } from './state-machine.js';
+import { executeInOrder } from '../../db/dialect.js';
 import { batcher } from '../../db/batcher.js';
 
 export interface IntentContext {
@@ -26,7 +27,7 @@ export interface IntentContext {
   /** When a paid intent's settlement becomes available (config); DECISIONS defaults when omitted. */
   settlementPolicy?: SettlementPolicy;
   /** Writes a new intent with its creation event; group-committed when built by intentCreator. */
-  insertCreated?: (row: PaymentIntentRow) => Promise<void>;
+  insertCreated?: (intent: NewIntent) => Promise<void>;
 }
 
 export type Scope = repo.Scope;
@@ -68,8 +69,18 @@ function checkReturnUrl(url: string): void {
   }
 }
 
+/** A new intent: its row and the view of it that the response and the creation event both show. */
+export interface NewIntent {
+  row: PaymentIntentRow;
+  view: PaymentIntent;
+}
+
 /** Builds the row of a new intent: validates the money and methods and embeds the quote. */
 export function buildIntentRow(ctx: IntentContext, scope: Scope, now: number, input: CreateIntentInput): PaymentIntentRow {
+  return prepareIntent(ctx, scope, now, input).row;
+}
+
+function prepareIntent(ctx: IntentContext, scope: Scope, now: number, input: CreateIntentInput): NewIntent {
   const currency = requireFiat(input.currency, 'currency');
   const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
   const amount = requireAmount(input.amount, currency, 'amount');
@@ -89,7 +100,8 @@ export function buildIntentRow(ctx: IntentContext, scope: Scope, now: number, in
   if (input.return_url !== undefined) checkReturnUrl(input.return_url);
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const rate = ctx.rates.price(asset, currency);
-  return {
+  const metadata = (input.metadata ?? {}) as Record<string, unknown>;
+  const row: PaymentIntentRow = {
     id: newId('payment_intent'),
     merchant_id: scope.merchantId,
     environment: scope.environment,
@@ -103,7 +115,7 @@ export function buildIntentRow(ctx: IntentContext, scope: Scope, now: number, in
     merchant_reference: input.merchant_reference ?? null,
     payment_methods: JSON.stringify(methods),
     customer: input.customer === undefined ? null : JSON.stringify(input.customer),
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: JSON.stringify(metadata),
     return_url: input.return_url ?? null,
     payment_link: input.payment_link ?? null,
     payment_method: null,
@@ -115,12 +127,20 @@ export function buildIntentRow(ctx: IntentContext, scope: Scope, now: number, in
     cancelled_at: null,
     updated_at: now,
   };
+  const view = intentView(row, ctx.checkoutUrl, { payment_methods: methods, customer: input.customer ?? null, metadata });
+  return { row, view };
 }
 
 /** Inserts an intent and records its creation move, inside the caller's transaction. */
-export async function insertNewIntent(trx: Transaction<DB> | Kysely<DB>, ctx: IntentContext, row: PaymentIntentRow): Promise<void> {
-  await repo.insertIntents(trx, [row]);
-  await recordCreations(trx, ctx, [row]);
+export async function insertNewIntent(trx: Transaction<DB>, ctx: IntentContext, row: PaymentIntentRow): Promise<void> {
+  await insertNewIntents(trx, ctx, [row]);
+}
+
+/** The intents, their creation events and those events' deliveries: three statements, sent together. */
+async function insertNewIntents(trx: Transaction<DB>, ctx: IntentContext, rows: readonly PaymentIntentRow[], views?: readonly PaymentIntent[]): Promise<void> {
+  const events = creationEvents(trx, ctx, rows, views);
+  const results = await executeInOrder(trx, [repo.insertIntentsStatement(trx, rows), ...events.statements]);
+  await events.written(results);
 }
 
 /**
@@ -128,19 +148,24 @@ export async function insertNewIntent(trx: Transaction<DB> | Kysely<DB>, ctx: In
  * the previous group was committing) are written by one transaction, with one INSERT per table. If that
  * transaction fails, each intent is tried again on its own, so one bad row never fails the others.
  */
-export function intentCreator(ctx: IntentContext): (row: PaymentIntentRow) => Promise<void> {
-  const insertOne = (row: PaymentIntentRow) => ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, row));
-  return batcher<PaymentIntentRow, void>(
-    async (rows) => {
+export function intentCreator(ctx: IntentContext): (intent: NewIntent) => Promise<void> {
+  const insert = (intents: readonly NewIntent[]) =>
+    ctx.db.transaction().execute((trx) =>
+      insertNewIntents(
+        trx,
+        ctx,
+        intents.map((i) => i.row),
+        intents.map((i) => i.view),
+      ),
+    );
+  return batcher<NewIntent, void>(
+    async (intents) => {
       try {
-        await ctx.db.transaction().execute(async (trx) => {
-          await repo.insertIntents(trx, rows);
-          await recordCreations(trx, ctx, rows);
-        });
-        return rows.map(() => undefined);
+        await insert(intents);
+        return intents.map(() => undefined);
       } catch (err) {
-        if (rows.length === 1) throw err;
-        return Promise.all(rows.map((row) => insertOne(row).then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+        if (intents.length === 1) throw err;
+        return Promise.all(intents.map((i) => insert([i]).then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       }
     },
     { maxBatchSize: 100, serial: true },
@@ -149,10 +174,10 @@ export function intentCreator(ctx: IntentContext): (row: PaymentIntentRow) => Pr
 
 export async function createIntent(ctx: IntentContext, scope: Scope, input: CreateIntentInput): Promise<PaymentIntent> {
   const clock = await clockFor(ctx, scope);
-  const row = buildIntentRow(ctx, scope, clock.nowMs(), input);
-  if (ctx.insertCreated) await ctx.insertCreated(row);
-  else await ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, row));
-  return intentView(row, ctx.checkoutUrl);
+  const intent = prepareIntent(ctx, scope, clock.nowMs(), input);
+  if (ctx.insertCreated) await ctx.insertCreated(intent);
+  else await ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, intent.row));
+  return intent.view;
 }
 
 export function isOverdue(row: PaymentIntentRow, nowMs: number): boolean {

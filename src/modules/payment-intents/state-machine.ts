@@ -5,8 +5,8 @@
 // move throws IllegalIntentMove and writes nothing.
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB, IntentStatus, PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
-import { recordEvent, recordEvents, type EventType, type RecordEventInput } from '../events/index.js';
-import { intentView, type CheckoutUrlFor } from './intent-view.js';
+import { eventStatements, recordEvent, type EventStatements, type EventType, type RecordEventInput } from '../events/index.js';
+import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-view.js';
 
 /** from -> to -> the event types that move may record (the first is the default). */
 export const INTENT_MOVES: Readonly<Record<IntentStatus, Readonly<Partial<Record<IntentStatus, readonly EventType[]>>>>> = {
@@ -114,31 +114,43 @@ export async function recordIntentEventInPlace(
   await recordIntentEvent(trx, ctx, intent, type, at, eventData);
 }
 
-/** Records the creation move (created -> awaiting_payment) of an intent inserted as awaiting_payment. */
-export async function recordCreation(trx: Transaction<DB> | Kysely<DB>, ctx: MoveContext, intent: PaymentIntentRow): Promise<void> {
-  await recordCreations(trx, ctx, [intent]);
-}
-
-/** recordCreation for several intents inserted together: their events go in with one statement. */
-export async function recordCreations(trx: Transaction<DB> | Kysely<DB>, ctx: MoveContext, intents: readonly PaymentIntentRow[]): Promise<void> {
+/**
+ * The creation move (created -> awaiting_payment) of intents inserted as awaiting_payment: the statements
+ * that record their events, for the caller to run in the transaction that inserts them. `views`, when
+ * given, are the intents as the API shows them (the events' data), already built by the caller.
+ */
+export function creationEvents(
+  trx: Transaction<DB> | Kysely<DB>,
+  ctx: MoveContext,
+  intents: readonly PaymentIntentRow[],
+  views?: readonly PaymentIntent[],
+): EventStatements {
   for (const intent of intents) {
     if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
       throw new IllegalIntentMove('created', intent.status);
     }
   }
-  await recordEvents(
+  return eventStatements(
     trx,
-    intents.map((intent) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at)),
+    intents.map((intent, i) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at, undefined, views?.[i])),
   );
 }
 
-function intentEvent(ctx: MoveContext, intent: PaymentIntentRow, type: EventType, at: number, extra?: Record<string, unknown>): RecordEventInput {
+function intentEvent(
+  ctx: MoveContext,
+  intent: PaymentIntentRow,
+  type: EventType,
+  at: number,
+  extra?: Record<string, unknown>,
+  view?: PaymentIntent,
+): RecordEventInput {
+  const shown = view ?? intentView(intent, ctx.checkoutUrl);
   return {
     merchantId: intent.merchant_id,
     environment: intent.environment,
     type,
     paymentIntentId: intent.id,
-    data: { ...intentView(intent, ctx.checkoutUrl), ...extra },
+    data: extra ? { ...shown, ...extra } : (shown as unknown as Record<string, unknown>),
     at,
   };
 }

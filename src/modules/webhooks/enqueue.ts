@@ -3,12 +3,12 @@
 // on rollback); on SQLite an in-process bell, whose claim query waits for the connection the committing
 // transaction holds, so it runs just after the commit.
 import { EventEmitter } from 'node:events';
-import type { Insertable, Kysely, Transaction } from 'kysely';
-import { notifyOnCommit } from '../../db/dialect.js';
+import { sql, type CompiledQuery, type Insertable, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { engineOf, jsonListAdmits, notifyOnCommit, randomHexSql } from '../../db/dialect.js';
 import type { DB, EnvironmentColumn, WebhookDeliveriesTable } from '../../db/schema.js';
 import { systemClock } from '../../shared/clock.js';
-import { newId } from '../../shared/ids.js';
-import { executeCompiled, insertRows } from '../../db/compiled.js';
+import { ID_PREFIXES, newId, timeBase62 } from '../../shared/ids.js';
+import { compiled, executeCompiled, insertRows } from '../../db/compiled.js';
 
 export const DELIVERY_CHANNEL = 'cowrie_webhook_deliveries';
 
@@ -88,20 +88,48 @@ async function insertDeliveryRows(trx: Transaction<DB> | Kysely<DB>, targets: Ar
 }
 
 /**
- * Called by recordEvents inside the events' transaction: one delivery per event and subscribed endpoint,
- * the endpoints of every merchant involved read by one query.
+ * The statement that, inside the events' transaction, writes one delivery per event and subscribed,
+ * enabled endpoint (INSERT ... SELECT: the endpoints are read where they are joined, so the statement
+ * needs no earlier answer and can go in one message with the events' own INSERT). Ids are made by the
+ * database: the time part as usual, then 64 random bits.
  */
-export async function enqueueDeliveries(trx: Transaction<DB> | Kysely<DB>, events: readonly EnqueueInput[]): Promise<number> {
-  if (events.length === 0) return 0;
-  const endpoints = await enabledEndpoints(trx, [...new Set(events.map((e) => e.merchantId))]);
-  if (endpoints.length === 0) return 0;
-  const targets: Array<EnqueueInput & { endpointId: string }> = [];
-  for (const event of events) {
-    for (const e of endpoints) {
-      if (e.merchant_id === event.merchantId && e.environment === event.environment && subscribes(e.events, event.type)) {
-        targets.push({ ...event, endpointId: e.id });
-      }
-    }
-  }
-  return insertDeliveryRows(trx, targets);
+export function deliveriesStatement(trx: Transaction<DB> | Kysely<DB>, eventIds: readonly string[]): CompiledQuery {
+  // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
+  // with their own clocks.
+  const now = systemClock.nowMs();
+  const prefix = `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`;
+  const engine = engineOf(trx);
+  return compiled(trx, `deliveries-for-events:${eventIds.length}`, [prefix, now, now, now, ...eventIds, 'enabled'], () =>
+    trx
+      .insertInto('webhook_deliveries')
+      .columns(['id', 'event_id', 'endpoint_id', 'merchant_id', 'environment', 'status', 'attempt_count', 'next_attempt_at', 'created_at', 'updated_at'])
+      .expression(
+        trx
+          .selectFrom('events as e')
+          .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'))
+          .select([
+            sql<string>`${prefix} || ${randomHexSql(engine)}`.as('id'),
+            'e.id as event_id',
+            'w.id as endpoint_id',
+            'e.merchant_id',
+            'e.environment',
+            sql.lit('pending').as('status'),
+            sql.lit(0).as('attempt_count'),
+            sql<number>`cast(${now} as bigint)`.as('next_attempt_at'),
+            sql<number>`cast(${now} as bigint)`.as('created_at'),
+            sql<number>`cast(${now} as bigint)`.as('updated_at'),
+          ])
+          .where('e.id', 'in', eventIds)
+          .where('w.status', '=', 'enabled')
+          .where('w.deleted_at', 'is', null)
+          .where(jsonListAdmits(engine, 'w.events', 'e.type')),
+      ),
+  );
+}
+
+/** After deliveriesStatement ran: wakes the workers at commit when it wrote any delivery. */
+export async function deliveriesWritten(trx: Transaction<DB> | Kysely<DB>, result: QueryResult<unknown>): Promise<number> {
+  const written = Number(result.numAffectedRows ?? 0n);
+  if (written > 0) await wakeWorkersOnCommit(trx);
+  return written;
 }

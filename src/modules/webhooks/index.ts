@@ -10,7 +10,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
   await app.register(triggerRoutes, { deps });
 };
 
-export { DELIVERY_CHANNEL, deliveryBell, enqueueDeliveries } from './enqueue.js';
+export { DELIVERY_CHANNEL, deliveryBell } from './enqueue.js';
 export { claimDueDeliveries, nextDueAt, recordOutcomes, type AttemptOutcome, type ClaimedAttempt } from './deliveries.repo.js';
 export { deliveryHeaders, serviceSignature, standardSignature, SECRET_PREFIX } from './signing.js';
 export { MAX_ATTEMPTS, RETRY_WAITS_MS, retryDelayMs, parseRetryAfter } from './retry-schedule.js';
