@@ -1,10 +1,12 @@
 // The only SQL of the delivery worker. A claim is one short transaction (mark due rows as taken with a
-// lease, open an attempt row for each); the HTTP call happens after it commits; the outcomes are written
-// in another short transaction. No transaction is ever open across a call to a receiver.
-import type { Kysely, Transaction } from 'kysely';
-import { engineOf, skipLocked } from '../../db/dialect.js';
-import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
-import { newId, randomBase62 } from '../../shared/ids.js';
+// lease, open an attempt row for each); the HTTP call happens after it commits; the outcomes of a batch
+// of attempts are written in another short transaction. No transaction is ever open across a call to a
+// receiver.
+import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { engineOf, executeInOrder, executeTransaction, randomHexSql, skipLocked } from '../../db/dialect.js';
+import type { DB, EnvironmentColumn, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
+import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
+import { compiled } from '../../db/compiled.js';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -25,98 +27,100 @@ export interface ClaimedAttempt {
  * Claims up to `limit` due deliveries: their next_attempt_at becomes the lease's end, so a claim of a
  * worker that dies is due again when the lease runs out. PostgreSQL skips rows another worker is claiming
  * (FOR UPDATE SKIP LOCKED); on SQLite the single UPDATE is exclusive. Deliveries whose endpoint was
- * deleted or disabled meanwhile are cancelled here instead.
+ * deleted or disabled meanwhile are cancelled here instead. Every step is a statement that needs no
+ * earlier answer (the claim is found again by its token), so the whole claim is one transaction sent at
+ * once: one message to SQLite's thread.
  */
 export async function claimDueDeliveries(db: Kysely<DB>, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
   const engine = engineOf(db);
   const token = `clm_${randomBase62(16)}`;
-  return db.transaction().execute(async (trx) => {
-    const due = skipLocked(
-      engine,
-      trx
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(limit),
+  const leaseEnd = now + leaseMs;
+  // 'pending' as a literal: SQLite uses the partial index (WHERE status = 'pending') only for a query
+  // whose condition names that very value, not a bound parameter.
+  const pending = sql.lit<WebhookDeliveryStatus>('pending');
+  const due = skipLocked(
+    engine,
+    db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', pending)
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit),
+  );
+  const claim = db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: leaseEnd, locked_by: token, updated_at: now }))
+    .where('id', 'in', due)
+    .where('status', '=', pending);
+  // The claimed rows are found again through the due-time index: pending, due at the lease's end, and
+  // holding this claim's token.
+  const ours = (t: 'webhook_deliveries' | 'd') => (eb: ExpressionBuilder<any, any>) =>
+    eb.and([eb(sql.ref(`${t}.status`), '=', pending), eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd), eb(sql.ref(`${t}.locked_by`), '=', token)]);
+  const usable = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
+    eb.exists(
+      eb
+        .selectFrom('webhook_endpoints as w')
+        .select('w.id')
+        .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
+        .where('w.status', '=', 'enabled')
+        .where('w.deleted_at', 'is', null),
     );
-    const claimed = await trx
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: now + leaseMs, locked_by: token, updated_at: now }))
-      .where('id', 'in', due)
-      .where('status', '=', 'pending')
-      .returning(['id', 'event_id', 'endpoint_id', 'attempt_count'])
-      .execute();
-    if (claimed.length === 0) return [];
-    const endpoints = new Map(
-      (
-        await trx
-          .selectFrom('webhook_endpoints')
-          .select(['id', 'url', 'secret', 'environment', 'status', 'deleted_at'])
-          .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
-          .execute()
-      ).map((e) => [e.id, e]),
+  const cancel = db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'cancelled', attempt_count: eb('attempt_count', '-', 1), next_attempt_at: null, locked_by: null, completed_at: now }))
+    .where(ours('webhook_deliveries'))
+    .where((eb) => eb.not(usable(eb)));
+  const prefix = `${ID_PREFIXES.webhook_attempt}_${timeBase62(now)}`;
+  const open = db
+    .insertInto('webhook_attempts')
+    .columns(['id', 'delivery_id', 'event_id', 'endpoint_id', 'attempt_number', 'url', 'outcome', 'started_at'])
+    .expression(
+      db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+        .select([
+          sql<string>`${prefix} || ${randomHexSql(engine)}`.as('id'),
+          'd.id as delivery_id',
+          'd.event_id',
+          'd.endpoint_id',
+          'd.attempt_count',
+          'w.url',
+          sql.lit('pending').as('outcome'),
+          sql<number>`cast(${now} as bigint)`.as('started_at'),
+        ])
+        .where(ours('d')),
     );
-    const bodies = new Map(
-      (
-        await trx
-          .selectFrom('events')
-          .select(['id', 'payload'])
-          .where('id', 'in', [...new Set(claimed.map((c) => c.event_id))])
-          .execute()
-      ).map((e) => [e.id, e.payload]),
-    );
-    const out: ClaimedAttempt[] = [];
-    const cancelled: string[] = [];
-    for (const c of claimed) {
-      const endpoint = endpoints.get(c.endpoint_id);
-      const body = bodies.get(c.event_id);
-      if (!endpoint || endpoint.status !== 'enabled' || endpoint.deleted_at !== null || body === undefined) {
-        cancelled.push(c.id);
-        continue;
-      }
-      out.push({
-        deliveryId: c.id,
-        eventId: c.event_id,
-        attemptId: newId('webhook_attempt'),
-        attemptNumber: Number(c.attempt_count),
-        token,
-        startedAt: now,
-        endpoint: { id: endpoint.id, url: endpoint.url, secret: endpoint.secret, environment: endpoint.environment },
-        body,
-      });
-    }
-    if (cancelled.length > 0) {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ status: 'cancelled', attempt_count: eb('attempt_count', '-', 1), next_attempt_at: null, locked_by: null, completed_at: now }))
-        .where('id', 'in', cancelled)
-        .execute();
-    }
-    if (out.length > 0) {
-      await trx
-        .insertInto('webhook_attempts')
-        .values(
-          out.map((a) => ({
-            id: a.attemptId,
-            delivery_id: a.deliveryId,
-            event_id: a.eventId,
-            endpoint_id: a.endpoint.id,
-            attempt_number: a.attemptNumber,
-            url: a.endpoint.url,
-            outcome: 'pending' as const,
-            status_code: null,
-            error: null,
-            duration_ms: null,
-            started_at: now,
-            finished_at: null,
-          })),
-        )
-        .execute();
-    }
-    return out;
-  });
+  const claimed = db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'a.endpoint_id')
+    .innerJoin('events as e', 'e.id', 'a.event_id')
+    .select(['a.id as attempt_id', 'a.attempt_number', 'a.delivery_id', 'a.event_id', 'w.id as endpoint_id', 'w.url', 'w.secret', 'w.environment', 'e.payload'])
+    .where(ours('d'))
+    .whereRef('a.attempt_number', '=', 'd.attempt_count');
+  const results = await executeTransaction(db, [claim.compile(), cancel.compile(), open.compile(), claimed.compile()]);
+  const rows = results[3]!.rows as Array<{
+    attempt_id: string;
+    attempt_number: number;
+    delivery_id: string;
+    event_id: string;
+    endpoint_id: string;
+    url: string;
+    secret: string;
+    environment: EnvironmentColumn;
+    payload: string;
+  }>;
+  return rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    eventId: r.event_id,
+    attemptId: r.attempt_id,
+    attemptNumber: Number(r.attempt_number),
+    token,
+    startedAt: now,
+    endpoint: { id: r.endpoint_id, url: r.url, secret: r.secret, environment: r.environment },
+    body: r.payload,
+  }));
 }
 
 export interface AttemptOutcome {
@@ -132,64 +136,96 @@ export interface AttemptOutcome {
   gone: boolean;
 }
 
-/** Records finished attempts, all in one short transaction (the worker's group commit). */
+/**
+ * Records finished attempts, all in one short transaction (the worker's group commit): one UPDATE of the
+ * attempts and one of the deliveries, each joined to the outcomes as a VALUES list, sent together.
+ */
 export async function recordOutcomes(db: Kysely<DB>, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  await db.transaction().execute(async (trx) => {
-    for (const o of outcomes) {
-      await trx
-        .updateTable('webhook_attempts')
-        .set({
-          outcome: o.succeeded ? 'succeeded' : 'failed',
-          status_code: o.statusCode,
-          error: o.error,
-          duration_ms: o.durationMs,
-          finished_at: o.finishedAt,
-        })
-        .where('id', '=', o.attempt.attemptId)
-        .execute();
-      const status: WebhookDeliveryStatus = o.succeeded ? 'succeeded' : o.nextAttemptAt === null ? 'failed' : 'pending';
-      // Only the claim's holder moves the delivery on (a claim whose lease ran out was taken over).
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status,
-          next_attempt_at: status === 'pending' ? o.nextAttemptAt : null,
-          locked_by: null,
-          last_status_code: o.statusCode,
-          last_error: o.error,
-          last_attempt_at: o.attempt.startedAt,
-          updated_at: o.finishedAt,
-          completed_at: status === 'pending' ? null : o.finishedAt,
-        })
-        .where('id', '=', o.attempt.deliveryId)
-        .where('locked_by', '=', o.attempt.token)
-        .where('attempt_count', '=', o.attempt.attemptNumber)
-        .where('status', '=', 'pending')
-        .execute();
-      if (o.gone) await disableEndpoint(trx, o.attempt.endpoint.id, 'gone', o.finishedAt);
-    }
+  const attemptRows = outcomes.map((o) => [
+    o.attempt.attemptId,
+    o.succeeded ? 'succeeded' : 'failed',
+    o.statusCode,
+    o.error,
+    Math.round(o.durationMs),
+    o.finishedAt,
+  ]);
+  const attempts = compiled(db, `record-attempts:${outcomes.length}`, attemptRows.flat(), () =>
+    raw(db, sql`with v(id, outcome, status_code, error, duration_ms, finished_at) as (values ${sql.join(
+      attemptRows.map(([id, outcome, code, error, ms, at]) => sql`(${id}, ${outcome}, cast(${code} as integer), ${error}, cast(${ms} as integer), cast(${at} as bigint))`),
+    )})
+      update webhook_attempts set outcome = v.outcome, status_code = v.status_code, error = v.error, duration_ms = v.duration_ms,
+        finished_at = v.finished_at
+      from v where webhook_attempts.id = v.id`),
+  );
+  const deliveryRows = outcomes.map((o) => {
+    const status: WebhookDeliveryStatus = o.succeeded ? 'succeeded' : o.nextAttemptAt === null ? 'failed' : 'pending';
+    return [
+      o.attempt.deliveryId,
+      o.attempt.token,
+      o.attempt.attemptNumber,
+      status,
+      status === 'pending' ? o.nextAttemptAt : null,
+      o.statusCode,
+      o.error,
+      o.attempt.startedAt,
+      o.finishedAt,
+      status === 'pending' ? null : o.finishedAt,
+    ];
   });
+  // Only the claim's holder moves a delivery on (a claim whose lease ran out was taken over).
+  const deliveries = compiled(db, `record-deliveries:${outcomes.length}`, deliveryRows.flat(), () =>
+    raw(db, sql`with v(id, token, attempt_count, status, next_attempt_at, last_status_code, last_error, last_attempt_at, updated_at, completed_at) as (values ${sql.join(
+      deliveryRows.map(
+        ([id, token, n, status, next, code, error, started, finished, completed]) =>
+          sql`(${id}, ${token}, cast(${n} as integer), ${status}, cast(${next} as bigint), cast(${code} as integer), ${error},
+          cast(${started} as bigint), cast(${finished} as bigint), cast(${completed} as bigint))`,
+      ),
+    )})
+      update webhook_deliveries set status = v.status, next_attempt_at = v.next_attempt_at, locked_by = null,
+        last_status_code = v.last_status_code, last_error = v.last_error, last_attempt_at = v.last_attempt_at,
+        updated_at = v.updated_at, completed_at = v.completed_at
+      from v
+      where webhook_deliveries.id = v.id and webhook_deliveries.locked_by = v.token
+        and webhook_deliveries.attempt_count = v.attempt_count and webhook_deliveries.status = 'pending'`),
+  );
+  const statements: CompiledQuery[] = [attempts, deliveries];
+  for (const o of outcomes) if (o.gone) statements.push(...disableEndpointStatements(db, o.attempt.endpoint.id, 'gone', o.finishedAt));
+  await executeTransaction(db, statements);
+}
+
+/** A raw SQL builder as something compiled() can compile. */
+function raw(db: Kysely<DB>, query: RawBuilder<unknown>): Compilable<unknown> {
+  return { compile: () => query.compile(db) };
 }
 
 /** Disables an endpoint and cancels its pending deliveries. */
 export async function disableEndpoint(trx: Transaction<DB>, endpointId: string, reason: string, now: number): Promise<void> {
-  await trx
-    .updateTable('webhook_endpoints')
-    .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
-    .where('id', '=', endpointId)
-    .where('status', '=', 'enabled')
-    .execute();
-  await cancelPendingDeliveries(trx, endpointId, now);
+  await executeInOrder(trx, disableEndpointStatements(trx, endpointId, reason, now));
+}
+
+function disableEndpointStatements(db: Q, endpointId: string, reason: string, now: number): CompiledQuery[] {
+  return [
+    db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+      .where('id', '=', endpointId)
+      .where('status', '=', 'enabled')
+      .compile(),
+    cancelPendingDeliveriesQuery(db, endpointId, now).compile(),
+  ];
 }
 
 export async function cancelPendingDeliveries(db: Q, endpointId: string, now: number): Promise<void> {
-  await db
+  await cancelPendingDeliveriesQuery(db, endpointId, now).execute();
+}
+
+function cancelPendingDeliveriesQuery(db: Q, endpointId: string, now: number) {
+  return db
     .updateTable('webhook_deliveries')
     .set({ status: 'cancelled', next_attempt_at: null, locked_by: null, updated_at: now, completed_at: now })
     .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .execute();
+    .where('status', '=', 'pending');
 }
 
 /** When the next pending delivery falls due (a due time or a lease's end), or null when none is pending. */
