@@ -27,6 +27,8 @@ import { systemClock, type Clock } from '../shared/clock.js';
 const POLL_MS = 1000;
 /** Claims per query. */
 const BATCH = 100;
+/** Claims running at once. */
+const MAX_CLAIMS = 2;
 /** On stop, how long in-flight attempts may finish before they are cut off (and retried later). */
 const STOP_GRACE_MS = 2000;
 
@@ -57,11 +59,17 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   const queue: AttemptOutcome[] = [];
   let flushing: Promise<void> | null = null;
 
-  const wake = () => {
+  /** Runs the loop again. */
+  const poke = () => {
     dirty = true;
     const w = waiter;
     waiter = null;
     w?.();
+  };
+  /** Something happened that may make deliveries due (a commit, a finished attempt): claim again. */
+  const wake = () => {
+    idleUntil = 0;
+    poke();
   };
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -133,33 +141,57 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     attempts.add(p);
   };
 
+  // Claims run beside the attempts, up to MAX_CLAIMS at once: a claim is a transaction of several
+  // statements, and waiting for one before asking for the next would leave the receivers idle meanwhile.
+  let claiming = 0;
+  /** Slots promised to claims that have not answered yet. */
+  let reserved = 0;
+  const claims = new Set<Promise<void>>();
+  /** The last claim found nothing more due: no claim before this time unless something wakes the worker. */
+  let idleUntil = 0;
+  /** The last claim took all it asked for: more may be due at once. */
+  let moreDue = false;
+
+  const claim = (limit: number) => {
+    claiming++;
+    reserved += limit;
+    const p = claimDueDeliveries(db, clock.nowMs(), config.leaseMs, limit)
+      .then(async (claimed) => {
+        for (const a of claimed) start(a);
+        moreDue = claimed.length === limit;
+        // Look again by the next due time, and at least every POLL_MS (work another process may add).
+        if (!moreDue) idleUntil = Math.min((await nextDueAt(db)) ?? Infinity, clock.nowMs() + POLL_MS);
+      })
+      .catch((err: unknown) => {
+        if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed');
+        moreDue = false;
+        idleUntil = clock.nowMs() + POLL_MS;
+      })
+      .finally(() => {
+        claiming--;
+        reserved -= limit;
+        claims.delete(p);
+        poke();
+      });
+    claims.add(p);
+  };
+
   const loop = async (): Promise<void> => {
     while (!stopped) {
       dirty = false;
-      const room = Math.min(config.concurrency - inFlight, BATCH);
-      let delay = POLL_MS;
+      const busy = inFlight + reserved;
+      const room = Math.min(config.concurrency - busy, BATCH);
       // Claim in batches: while busy, wait for a quarter of the slots to free up rather than claiming
       // one delivery per finished attempt.
-      if (room > 0 && (inFlight === 0 || room >= Math.max(1, Math.floor(config.concurrency / 4)))) {
-        let claimed: ClaimedAttempt[];
-        try {
-          claimed = await claimDueDeliveries(db, clock.nowMs(), config.leaseMs, room);
-        } catch (err) {
-          if (stopped) break;
-          logger.error({ err }, 'claiming webhook deliveries failed');
-          await sleep(POLL_MS);
-          continue;
-        }
-        for (const a of claimed) start(a);
-        if (claimed.length === room) continue;
-        try {
-          const next = await nextDueAt(db);
-          if (next !== null) delay = Math.min(POLL_MS, Math.max(5, next - clock.nowMs()));
-        } catch {
-          // the claim above will tell
-        }
+      const hasRoom = room > 0 && (busy === 0 || room >= Math.max(1, Math.floor(config.concurrency / 4)));
+      const now = clock.nowMs();
+      const wanted = claiming === 0 ? now >= idleUntil : moreDue;
+      if (hasRoom && claiming < MAX_CLAIMS && wanted) {
+        if (claiming > 0) moreDue = false;
+        claim(room);
+        continue;
       }
-      await sleep(delay);
+      await sleep(claiming > 0 ? POLL_MS : Math.min(POLL_MS, Math.max(5, idleUntil - now)));
     }
   };
 
@@ -179,6 +211,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       deliveryBell.off('ring', wake);
       wake();
       await running;
+      await Promise.all([...claims]);
       if (attempts.size > 0) {
         const grace = new Promise<void>((r) => setTimeout(r, STOP_GRACE_MS).unref());
         await Promise.race([Promise.all([...attempts]), grace]);

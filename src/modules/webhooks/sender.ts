@@ -23,6 +23,9 @@ interface Http {
 export class WebhookSender {
   // undici is loaded with the first delivery: a process that never delivers does not carry it.
   private http: Promise<Http> | null = null;
+  /** The attempts under way, aborted together when the worker stops. */
+  private readonly running = new Set<AbortController>();
+  private stopSignal: AbortSignal | null = null;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -56,13 +59,25 @@ export class WebhookSender {
       return { statusCode: null, error: `url not allowed: ${host} is not a public address`, durationMs: took(), retryAfterMs: null };
     }
     const http = await this.loadHttp();
+    if (stop && stop !== this.stopSignal) {
+      this.stopSignal = stop;
+      stop.addEventListener('abort', () => {
+        for (const c of this.running) c.abort(stop.reason);
+      }, { once: true });
+    }
+    if (stop?.aborted) return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
+    // One controller and one timer per attempt for the total timeout (AbortSignal.any and
+    // AbortSignal.timeout cost several objects and weak references per call).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')), this.timeoutMs);
+    this.running.add(controller);
     try {
       const res = await http.request(url, {
         method: 'POST',
         headers,
         body,
         dispatcher: policy === 'public' ? http.publicAgent : http.anyAgent,
-        signal: stop ? AbortSignal.any([AbortSignal.timeout(this.timeoutMs), stop]) : AbortSignal.timeout(this.timeoutMs),
+        signal: controller.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -71,8 +86,11 @@ export class WebhookSender {
       const retryAfterMs = res.statusCode === 429 || res.statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], nowMs()) : null;
       return { statusCode: res.statusCode, error: null, durationMs: took(), retryAfterMs };
     } catch (err) {
-        if (stop?.aborted) return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
+      if (stop?.aborted) return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
       return { statusCode: null, error: describeError(err, this.timeoutMs), durationMs: took(), retryAfterMs: null };
+    } finally {
+      clearTimeout(timer);
+      this.running.delete(controller);
     }
   }
 
