@@ -3,17 +3,17 @@
 // every payment intent created. Built on DataLoader with its cache off, so every call is a fresh read or
 // write and nothing is remembered between batches.
 //
-// A `serial` batcher runs one batch at a time: a batch that forms while another is running waits for it,
-// and every call made meanwhile joins the waiting batch. Under load the batches grow by themselves, and
-// each commit (a WAL write on SQLite, a WAL flush on PostgreSQL) carries many requests; when idle, a call
-// is sent at the end of the current event-loop turn.
+// With `maxRunning`, a batch that forms while that many are running waits for one of them to finish, and
+// every call made meanwhile joins it. Under load the batches grow by themselves, and each commit (a WAL
+// write on SQLite, a WAL flush on PostgreSQL) carries many requests; when idle, a call is sent at the end
+// of the current event-loop turn.
 import DataLoader from 'dataloader';
 
 export interface BatcherOptions {
   /** The most calls one batch carries (statement size limits). */
   maxBatchSize: number;
-  /** One batch at a time (group commit). */
-  serial?: boolean;
+  /** The most batches running at once (group commit); unlimited when omitted. */
+  maxRunning?: number;
 }
 
 /**
@@ -21,17 +21,18 @@ export interface BatcherOptions {
  * of `run` rejects every call of that batch.
  */
 export function batcher<K, V>(run: (keys: readonly K[]) => Promise<ArrayLike<V | Error>>, opts: BatcherOptions): (key: K) => Promise<V> {
-  let running: Promise<unknown> | null = null;
+  const maxRunning = opts.maxRunning ?? Infinity;
+  let running = 0;
+  const waiting: Array<() => void> = [];
   const loader = new DataLoader<K, V>(
     (keys) => {
+      running++;
       const batch = run(keys);
-      if (opts.serial) {
-        running = batch;
-        const done = () => {
-          if (running === batch) running = null;
-        };
-        batch.then(done, done);
-      }
+      const done = () => {
+        running--;
+        waiting.shift()?.();
+      };
+      batch.then(done, done);
       return batch;
     },
     {
@@ -39,8 +40,8 @@ export function batcher<K, V>(run: (keys: readonly K[]) => Promise<ArrayLike<V |
       maxBatchSize: opts.maxBatchSize,
       batchScheduleFn: (dispatch) => {
         const schedule = () => setImmediate(dispatch);
-        if (running) running.then(schedule, schedule);
-        else schedule();
+        if (running < maxRunning) schedule();
+        else waiting.push(schedule);
       },
     },
   );

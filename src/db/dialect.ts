@@ -164,6 +164,7 @@ export async function listenChannel(
 
 interface ScriptConnection {
   executeScript?: (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
+  executeAtomic?: (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
 }
 
 /**
@@ -177,6 +178,20 @@ export async function executeInOrder(trx: Transaction<DB>, queries: readonly Com
     const results: QueryResult<unknown>[] = [];
     for (const q of queries) results.push(await connection.executeQuery(q));
     return results;
+  });
+}
+
+/**
+ * Runs statements in order as one transaction of their own and answers their results: SQLite's thread
+ * takes BEGIN, the statements and COMMIT as one message; PostgreSQL runs them in a transaction one by
+ * one. Any failure rolls the whole transaction back and is thrown.
+ */
+export async function executeTransaction(db: Kysely<DB>, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+  if (engineOf(db) === 'postgres') return db.transaction().execute((trx) => executeInOrder(trx, queries));
+  return db.getExecutor().provideConnection(async (connection) => {
+    const atomic = (connection as ScriptConnection).executeAtomic;
+    if (atomic) return atomic.call(connection, queries);
+    return db.transaction().execute((trx) => executeInOrder(trx, queries));
   });
 }
 

@@ -1,13 +1,16 @@
-// SQLite on a thread of its own. better-sqlite3 is synchronous: on the request thread every statement,
-// and every write the operating system makes it wait for, would stop the event loop. Here one worker
-// thread owns the connection; a Kysely dialect sends it each compiled query and awaits the answer, so the
-// event loop keeps serving HTTP while SQLite works (on the other core, where there is one).
+// SQLite's writes on a thread of their own. better-sqlite3 is synchronous: on the request thread every
+// write, and every wait on the disk it brings (WAL writes, the fsync when the log restarts), would stop
+// the event loop. Here a worker thread owns the writing connection; a Kysely dialect sends it each
+// compiled statement and awaits the answer, so the event loop keeps serving HTTP while SQLite writes (on
+// the other core, where there is one).
 //
-// Writes still go through one connection, used by one transaction at a time (a mutex, as in Kysely's own
+// Writes go through that one connection, used by one transaction at a time (a mutex, as in Kysely's own
 // SQLite driver), so everything the rest of the code relies on holds: a transaction sees no other writer,
-// and row locks are not needed. Reads outside a transaction use a second, reading connection, so they
-// never queue behind a transaction.
+// and row locks are not needed. Reads outside a transaction run at once on a reading connection of the
+// request thread: in WAL mode a reader sees the last commit and never waits for the writer, and a small
+// indexed read costs less than a message to another thread and back.
 import { Worker } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -25,45 +28,23 @@ const WORKER_SOURCE = `
 // Evaluated as a script or as a module depending on the parent's loader: reach modules without require.
 const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
 const Database = process.getBuiltinModule('node:module').createRequire(workerData.module)(workerData.module);
-const writer = new Database(workerData.path);
-for (const p of workerData.pragmas) writer.pragma(p);
-// Reads outside a transaction use a second connection: in WAL mode it sees the last commit and never
-// waits for the writer's open transaction.
-const reader = workerData.path === ':memory:' ? writer : new Database(workerData.path);
-if (reader !== writer) for (const p of workerData.readerPragmas) reader.pragma(p);
+const db = new Database(workerData.path);
+for (const p of workerData.pragmas) db.pragma(p);
 // better-sqlite3 compiles a statement on every prepare(): keep the most recent distinct texts compiled.
-function statementCache(db) {
-  const statements = new Map();
-  return (sql) => {
-    let stmt = statements.get(sql);
-    if (stmt) {
-      statements.delete(sql);
-    } else {
-      stmt = db.prepare(sql);
-      if (statements.size >= 500) statements.delete(statements.keys().next().value);
-    }
-    statements.set(sql, stmt);
-    return stmt;
-  };
-}
-const prepare = { w: statementCache(writer), r: statementCache(reader) };
-// A connection only rereads the schema when a statement it runs notices the change: after the writer
-// creates, alters or drops, the reader is made to look before it prepares anything new.
-const SCHEMA_CHANGE = /^\\s*(create|alter|drop)\\b/i;
-let readerStale = false;
-function run(conn, sql, params) {
-  const result = execute(conn, sql, params);
-  if (conn === 'w') result.inTx = writer.inTransaction;
-  return result;
-}
-function execute(conn, sql, params) {
-  if (conn === 'r' && readerStale && reader !== writer) {
-    readerStale = false;
-    prepare.r = statementCache(reader);
-    reader.prepare('select count(*) from sqlite_master').get();
+const statements = new Map();
+function prepare(sql) {
+  let stmt = statements.get(sql);
+  if (stmt) {
+    statements.delete(sql);
+  } else {
+    stmt = db.prepare(sql);
+    if (statements.size >= 500) statements.delete(statements.keys().next().value);
   }
-  if (conn === 'w' && SCHEMA_CHANGE.test(sql)) readerStale = true;
-  const stmt = prepare[conn](sql);
+  statements.set(sql, stmt);
+  return stmt;
+}
+function run(sql, params) {
+  const stmt = prepare(sql);
   if (stmt.reader) return { rows: stmt.all(params) };
   const r = stmt.run(params);
   return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
@@ -73,30 +54,35 @@ function failure(err, at) {
 }
 parentPort.on('message', (m) => {
   if (m.close) {
-    try { if (reader !== writer) reader.close(); writer.close(); } catch {}
+    statements.clear();
+    try { db.close(); } catch {}
     parentPort.postMessage({ closed: true });
     return;
   }
   if (m.script) {
-    // Statements run in order; the first failure stops the script (the caller rolls back).
+    // Statements run in order; the first failure stops the script. An atomic script is a transaction of
+    // its own: BEGIN first, COMMIT last, and ROLLBACK on any failure, so it never leaves one open.
     const results = [];
-    for (let i = 0; i < m.script.length; i++) {
-      try {
-        results.push(run('w', m.script[i].sql, m.script[i].params));
-      } catch (err) {
-        parentPort.postMessage({ id: m.id, results, error: failure(err, i), inTx: writer.inTransaction });
-        return;
-      }
+    let i = 0;
+    try {
+      if (m.atomic) db.prepare('begin').run();
+      for (; i < m.script.length; i++) results.push(run(m.script[i].sql, m.script[i].params));
+      if (m.atomic) db.prepare('commit').run();
+    } catch (err) {
+      if (m.atomic && db.inTransaction) db.prepare('rollback').run();
+      parentPort.postMessage({ id: m.id, results, error: failure(err, i), inTx: db.inTransaction });
+      return;
     }
-    parentPort.postMessage({ id: m.id, results, inTx: writer.inTransaction });
+    parentPort.postMessage({ id: m.id, results, inTx: db.inTransaction });
     return;
   }
   try {
-    parentPort.postMessage({ id: m.id, ...run(m.conn, m.sql, m.params) });
+    parentPort.postMessage({ id: m.id, ...run(m.sql, m.params), inTx: db.inTransaction });
   } catch (err) {
-    parentPort.postMessage({ id: m.id, error: failure(err), inTx: m.conn === 'w' ? writer.inTransaction : undefined });
+    parentPort.postMessage({ id: m.id, error: failure(err), inTx: db.inTransaction });
   }
 });
+parentPort.postMessage({ ready: true });
 `;
 
 interface Result {
@@ -107,12 +93,17 @@ interface Result {
 
 interface Reply extends Result {
   id: number;
-  /** After a statement on the writing connection: whether a transaction is open on it. */
+  /** Whether a transaction is open on the writing connection after the message. */
   inTx?: boolean;
   results?: Result[];
   error?: { message: string; code?: string; at?: number };
   closed?: boolean;
+  ready?: boolean;
 }
+
+type Message =
+  | { sql: string; params: readonly unknown[] }
+  | { script: Array<{ sql: string; params: readonly unknown[] }>; atomic: boolean };
 
 export interface SqliteWorkerOptions {
   path: string;
@@ -122,6 +113,47 @@ export interface SqliteWorkerOptions {
   pragmas: string[];
   /** PRAGMA statements of the reading connection. */
   readerPragmas: string[];
+}
+
+/** A statement that only reads (SQLite has no writing CTEs, so WITH ... SELECT reads too). */
+const READ_ONLY = /^\s*(select|with)\b/i;
+/** A statement after which other connections must reread the schema. */
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
+/** The reading connection of the request thread, with compiled statements kept like the worker's. */
+class MainReader {
+  private readonly db: SQLite.Database;
+  private statements = new Map<string, SQLite.Statement>();
+  /** The writer changed the schema: reread it before preparing anything. */
+  stale = false;
+
+  constructor(path: string, pragmas: readonly string[]) {
+    this.db = new SQLite(path);
+    for (const p of pragmas) this.db.pragma(p);
+  }
+
+  all(sql: string, params: readonly unknown[]): unknown[] {
+    if (this.stale) {
+      this.stale = false;
+      this.statements = new Map();
+      // A statement that opens a read transaction compares the schema cookie and drops a stale schema.
+      this.db.prepare('select count(*) from sqlite_master').get();
+    }
+    let stmt = this.statements.get(sql);
+    if (stmt) {
+      this.statements.delete(sql);
+    } else {
+      stmt = this.db.prepare(sql);
+      if (this.statements.size >= 200) this.statements.delete(this.statements.keys().next().value!);
+    }
+    this.statements.set(sql, stmt);
+    return stmt.all(params as unknown[]);
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.db.close();
+  }
 }
 
 /** An error raised by SQLite in the worker, with its code (SQLITE_CONSTRAINT_UNIQUE, ...). */
@@ -142,8 +174,21 @@ class SqliteThread {
   private failure: Error | null = null;
   private closing: Promise<void> | null = null;
 
+  /** Settles when the connection is open and its pragmas are set. */
+  readonly ready: Promise<void>;
+
   constructor(opts: SqliteWorkerOptions) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: opts });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (m: Reply) => {
+        if (!m.ready) return;
+        this.worker.off('message', onMessage);
+        resolve();
+      };
+      this.worker.on('message', onMessage);
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`the SQLite thread stopped (exit code ${code})`)));
+    });
     this.worker.on('message', (reply: Reply) => {
       const settle = this.pending.get(reply.id);
       if (!settle) return;
@@ -159,7 +204,7 @@ class SqliteThread {
     this.worker.on('exit', (code) => fail(new Error(`the SQLite thread stopped (exit code ${code})`)));
   }
 
-  send(message: { sql: string; params: readonly unknown[]; conn: 'w' | 'r' } | { script: Array<{ sql: string; params: readonly unknown[] }> }): Promise<Reply> {
+  send(message: Message): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.next++;
     return new Promise<Reply>((resolve) => {
@@ -191,13 +236,10 @@ function queryResult<R>(r: Result): QueryResult<R> {
   };
 }
 
-/** A statement that only reads (SQLite has no writing CTEs, so WITH ... SELECT reads too). */
-const READ_ONLY = /^\s*(select|with)\b/i;
-
 /**
  * What Kysely calls a connection. A handle that opens a transaction (Kysely's, or a raw BEGIN on a
  * connection it pinned) holds the writing connection until SQLite says the transaction is over; otherwise
- * reads go to the reading connection and writes to the writing one between transactions.
+ * reads run on the request thread's reading connection and writes go to the writer between transactions.
  */
 class WorkerConnection implements DatabaseConnection {
   /** True while this handle holds the write lock: SQLite reported a transaction open on the writer. */
@@ -206,24 +248,44 @@ class WorkerConnection implements DatabaseConnection {
   constructor(
     private readonly thread: SqliteThread,
     private readonly writeLock: ConnectionMutex,
+    private readonly reader: MainReader | null,
   ) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
-    const reply =
-      !this.holdsLock && READ_ONLY.test(sql)
-        ? await this.thread.send({ sql, params: parameters, conn: 'r' })
-        : await this.onWriter({ sql, params: parameters, conn: 'w' });
+    if (!this.holdsLock && this.reader && READ_ONLY.test(sql)) return { rows: this.reader.all(sql, parameters) as R[] };
+    const reply = await this.onWriter({ sql, params: parameters });
     if (reply.error) throw new SqliteWorkerError(reply.error.message, reply.error.code);
     return queryResult<R>(reply);
   }
 
   /**
-   * Several statements in one message to the SQLite thread (one wake-up instead of one each), on the
-   * writing connection. Meant for a transaction: the first failure stops the rest and is thrown.
+   * Several statements in one message to the SQLite thread (one wake-up instead of one each), inside
+   * the transaction this handle holds. The first failure stops the rest and is thrown.
    */
   async executeScript(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
-    const reply = await this.onWriter({ script: queries.map((q) => ({ sql: q.sql, params: q.parameters })) });
+    const reply = await this.onWriter(script(queries, false));
+    if (reply.error) throw new SqliteWorkerError(reply.error.message, reply.error.code);
+    return (reply.results ?? []).map((r) => queryResult(r));
+  }
+
+  /**
+   * Statements as one transaction of their own, in one message: the SQLite thread runs BEGIN, them and
+   * COMMIT, or rolls back on the first failure (which is thrown). The write lock is held only while the
+   * message is sent: the thread runs messages in order, so a transaction that begins later begins after
+   * this one has ended.
+   */
+  async executeAtomic(queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+    if (this.holdsLock) throw new Error('executeAtomic inside a transaction');
+    await this.writeLock.lock();
+    let sent: Promise<Reply>;
+    try {
+      this.markSchema(queries);
+      sent = this.thread.send(script(queries, true));
+    } finally {
+      this.writeLock.unlock();
+    }
+    const reply = await sent;
     if (reply.error) throw new SqliteWorkerError(reply.error.message, reply.error.code);
     return (reply.results ?? []).map((r) => queryResult(r));
   }
@@ -232,13 +294,14 @@ class WorkerConnection implements DatabaseConnection {
    * Sends to the writing connection, taking the write lock first unless this handle holds it, and keeps
    * the lock exactly while SQLite says a transaction is open there.
    */
-  private async onWriter(message: Parameters<SqliteThread['send']>[0]): Promise<Reply> {
+  private async onWriter(message: Message): Promise<Reply> {
     if (!this.holdsLock) {
       await this.writeLock.lock();
       this.holdsLock = true;
     }
     let reply: Reply;
     try {
+      this.markSchema('sql' in message ? [message] : message.script);
       reply = await this.thread.send(message);
     } catch (err) {
       this.unlock();
@@ -246,6 +309,10 @@ class WorkerConnection implements DatabaseConnection {
     }
     if (!reply.inTx) this.unlock();
     return reply;
+  }
+
+  private markSchema(statements: ReadonlyArray<{ sql: string }>): void {
+    if (this.reader && statements.some((q) => SCHEMA_CHANGE.test(q.sql))) this.reader.stale = true;
   }
 
   unlock(): void {
@@ -258,6 +325,10 @@ class WorkerConnection implements DatabaseConnection {
     const { rows } = await this.executeQuery<R>(compiledQuery);
     for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
   }
+}
+
+function script(queries: readonly CompiledQuery[], atomic: boolean): Message {
+  return { script: queries.map((q) => ({ sql: q.sql, params: q.parameters })), atomic };
 }
 
 /** One transaction at a time on the writing connection: callers queue here (as in Kysely's SQLite driver). */
@@ -287,12 +358,17 @@ class WorkerDriver implements Driver {
 
   constructor(private readonly opts: SqliteWorkerOptions) {}
 
+  private reader: MainReader | null = null;
+
   async init(): Promise<void> {
     this.thread = new SqliteThread(this.opts);
+    // The writer creates the file and sets WAL mode first; then the reading connection opens it.
+    await this.thread.ready;
+    if (this.opts.path !== ':memory:') this.reader = new MainReader(this.opts.path, this.opts.readerPragmas);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WorkerConnection(this.thread!, this.writeLock);
+    return new WorkerConnection(this.thread!, this.writeLock, this.reader);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -334,6 +410,7 @@ class WorkerDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.reader?.close();
     await this.thread?.close();
   }
 }

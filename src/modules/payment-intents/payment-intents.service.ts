@@ -15,7 +15,7 @@ import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-vi
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import { IntentMoveConflict, creationEvents, moveIntent } from './state-machine.js';
-import { executeInOrder } from '../../db/dialect.js';
+import { executeInOrder, executeTransaction } from '../../db/dialect.js';
 import { batcher } from '../../db/batcher.js';
 
 export interface IntentContext {
@@ -139,8 +139,13 @@ export async function insertNewIntent(trx: Transaction<DB>, ctx: IntentContext, 
 /** The intents, their creation events and those events' deliveries: three statements, sent together. */
 async function insertNewIntents(trx: Transaction<DB>, ctx: IntentContext, rows: readonly PaymentIntentRow[], views?: readonly PaymentIntent[]): Promise<void> {
   const events = creationEvents(trx, ctx, rows, views);
-  const results = await executeInOrder(trx, [repo.insertIntentsStatement(trx, rows), ...events.statements]);
-  await events.written(results);
+  await events.written(await executeInOrder(trx, [repo.insertIntentsStatement(trx, rows), ...events.statements]));
+}
+
+/** insertNewIntents as a transaction of its own: on SQLite, BEGIN to COMMIT in one message. */
+async function insertNewIntentsAlone(ctx: IntentContext, rows: readonly PaymentIntentRow[], views: readonly PaymentIntent[]): Promise<void> {
+  const events = creationEvents(ctx.db, ctx, rows, views);
+  await events.written(await executeTransaction(ctx.db, [repo.insertIntentsStatement(ctx.db, rows), ...events.statements]));
 }
 
 /**
@@ -150,13 +155,10 @@ async function insertNewIntents(trx: Transaction<DB>, ctx: IntentContext, rows: 
  */
 export function intentCreator(ctx: IntentContext): (intent: NewIntent) => Promise<void> {
   const insert = (intents: readonly NewIntent[]) =>
-    ctx.db.transaction().execute((trx) =>
-      insertNewIntents(
-        trx,
-        ctx,
-        intents.map((i) => i.row),
-        intents.map((i) => i.view),
-      ),
+    insertNewIntentsAlone(
+      ctx,
+      intents.map((i) => i.row),
+      intents.map((i) => i.view),
     );
   return batcher<NewIntent, void>(
     async (intents) => {
@@ -168,7 +170,7 @@ export function intentCreator(ctx: IntentContext): (intent: NewIntent) => Promis
         return Promise.all(intents.map((i) => insert([i]).then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
       }
     },
-    { maxBatchSize: 100, serial: true },
+    { maxBatchSize: 100, maxRunning: 2 },
   );
 }
 
