@@ -1,3 +1,4 @@
+import './heap.js';
 import { runCli } from './program.js';
 
 const code = await runCli(process.argv.slice(2), {
