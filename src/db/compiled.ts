@@ -13,6 +13,11 @@ const texts = new Map<string, string>();
 /** Shapes whose parameters did not match: always compiled afresh. */
 const uncachable = new Set<string>();
 
+/** The shapes compiled so far: cached, and refused because their parameters did not match (tests). */
+export function compiledShapes(): { cached: string[]; uncachable: string[] } {
+  return { cached: [...texts.keys()], uncachable: [...uncachable] };
+}
+
 function sameParameters(a: readonly unknown[], b: readonly unknown[]): boolean {
   return a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 }
