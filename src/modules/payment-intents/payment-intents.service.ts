@@ -150,8 +150,8 @@ async function insertNewIntentsAlone(ctx: IntentContext, rows: readonly PaymentI
 
 /**
  * Group commit of new intents: the intents created in one turn of the event loop (and those created while
- * the previous group was committing) are written by one transaction, with one INSERT per table. If that
- * transaction fails, each intent is tried again on its own, so one bad row never fails the others.
+ * two earlier groups are still committing) are written by one transaction, with one INSERT per table. If
+ * that transaction fails, each intent is tried again on its own, so one bad row never fails the others.
  */
 export function intentCreator(ctx: IntentContext): (intent: NewIntent) => Promise<void> {
   const insert = (intents: readonly NewIntent[]) =>
