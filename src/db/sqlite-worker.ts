@@ -280,12 +280,12 @@ class WorkerConnection implements DatabaseConnection {
     await this.writeLock.lock();
     let sent: Promise<Reply>;
     try {
-      this.markSchema(queries);
       sent = this.thread.send(script(queries, true));
     } finally {
       this.writeLock.unlock();
     }
     const reply = await sent;
+    this.markSchema(queries);
     if (reply.error) throw new SqliteWorkerError(reply.error.message, reply.error.code);
     return (reply.results ?? []).map((r) => queryResult(r));
   }
@@ -301,16 +301,17 @@ class WorkerConnection implements DatabaseConnection {
     }
     let reply: Reply;
     try {
-      this.markSchema('sql' in message ? [message] : message.script);
       reply = await this.thread.send(message);
     } catch (err) {
       this.unlock();
       throw err;
     }
+    this.markSchema('sql' in message ? [message] : message.script);
     if (!reply.inTx) this.unlock();
     return reply;
   }
 
+  /** After the writer changed the schema (its answer is in), the reader must reread it. */
   private markSchema(statements: ReadonlyArray<{ sql: string }>): void {
     if (this.reader && statements.some((q) => SCHEMA_CHANGE.test(q.sql))) this.reader.stale = true;
   }
