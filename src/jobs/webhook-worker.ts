@@ -53,6 +53,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   const stopping = new AbortController();
   let stopped = false;
   let dirty = true;
+  /** Counts wakes, so that a claim can tell whether anything happened while it ran. */
+  let wakes = 0;
   let waiter: (() => void) | null = null;
   let inFlight = 0;
   const attempts = new Set<Promise<void>>();
@@ -68,6 +70,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   };
   /** Something happened that may make deliveries due (a commit, a finished attempt): claim again. */
   const wake = () => {
+    wakes++;
     idleUntil = 0;
     poke();
   };
@@ -155,12 +158,17 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
   const claim = (limit: number) => {
     claiming++;
     reserved += limit;
+    const seen = wakes;
     const p = claimDueDeliveries(db, clock.nowMs(), config.leaseMs, limit)
       .then(async (claimed) => {
         for (const a of claimed) start(a);
         moreDue = claimed.length === limit;
-        // Look again by the next due time, and at least every POLL_MS (work another process may add).
-        if (!moreDue) idleUntil = Math.min((await nextDueAt(db)) ?? Infinity, clock.nowMs() + POLL_MS);
+        if (moreDue) return;
+        // Look again by the next due time, and at least every POLL_MS (work another process may add). A
+        // wake while this claim ran (an outcome recorded, a commit) may have made something due that the
+        // claim could not see: then look again at once.
+        const next = Math.min((await nextDueAt(db)) ?? Infinity, clock.nowMs() + POLL_MS);
+        idleUntil = wakes === seen ? next : 0;
       })
       .catch((err: unknown) => {
         if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed');
