@@ -163,7 +163,10 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       .then(async (claimed) => {
         for (const a of claimed) start(a);
         moreDue = claimed.length === limit;
-        if (moreDue) return;
+        if (moreDue) {
+          idleUntil = 0;
+          return;
+        }
         // Look again by the next due time, and at least every POLL_MS (work another process may add). A
         // wake while this claim ran (an outcome recorded, a commit) may have made something due that the
         // claim could not see: then look again at once.
