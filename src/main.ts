@@ -41,9 +41,10 @@ export async function startCowrie(
 ): Promise<Running> {
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? systemClock;
-  const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, fixedPool: true });
   try {
     await migrateToLatest(database);
+    await database.fill();
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
     const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
     const rates = loadRateTable(config.ratesFile);

@@ -218,4 +218,26 @@ describe(`database layer (${ENGINE})`, () => {
     expect((await run()).rows).toEqual([{ id }]);
     expect(compiledShapes().uncachable.some((k) => k.endsWith('test:mislabelled'))).toBe(true);
   });
+
+  it.runIf(ENGINE === 'postgres')('a fixed pool opens all its connections at fill, and a command\'s pool only those it uses', async () => {
+    const sessions = async (probe: Database) =>
+      Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`.execute(probe.db)).rows[0]!.n);
+    const fixed = openDatabase(tdb.url, { poolSize: 4, fixedPool: true });
+    const onDemand = openDatabase(tdb.url, { poolSize: 4 });
+    try {
+      const before = await sessions(d);
+      await onDemand.fill();
+      expect(onDemand.pool!.totalCount).toBe(0);
+      await fixed.fill();
+      expect(fixed.pool!.totalCount).toBe(4);
+      expect(fixed.pool!.idleCount).toBe(4);
+      expect(await sessions(d)).toBe(before + 4);
+      // Filling again opens nothing more.
+      await fixed.fill();
+      expect(fixed.pool!.totalCount).toBe(4);
+    } finally {
+      await fixed.close();
+      await onDemand.close();
+    }
+  });
 });

@@ -17,6 +17,8 @@ export interface Database {
   readonly engine: Engine;
   /** The pg pool (PostgreSQL only): shared with the rate limiter's store. */
   readonly pool: pg.Pool | null;
+  /** Opens every connection of a fixed-size pool now (PostgreSQL; nothing on SQLite). */
+  fill(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,19 @@ export function sqlitePath(url: string): string {
 /** The page cache of each SQLite connection, in KiB. */
 export const SQLITE_CACHE_KB = 4096;
 
-export function openDatabase(url: string, opts: { poolSize?: number } = {}): Database {
+export interface OpenOptions {
+  /** PostgreSQL connections at most. */
+  poolSize?: number;
+  /**
+   * A server's pool (HikariCP's advice): all `poolSize` connections stay open however long they idle, and
+   * fill() opens them up front. Without it (commands) connections open on demand and close after 10 s
+   * idle. A connection opened under load costs its first statements tens of milliseconds (the new backend
+   * process loads its catalog caches), which a burst after a quiet spell would otherwise pay each time.
+   */
+  fixedPool?: boolean;
+}
+
+export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const path = sqlitePath(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -59,15 +73,23 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Dat
       db,
       engine: 'sqlite',
       pool: null,
+      fill: async () => {},
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types: pgTypes });
+  const max = opts.poolSize ?? 10;
+  const pool = new pg.Pool({ connectionString: url, max, min: opts.fixedPool ? max : 0, types: pgTypes });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', pool, close: () => db.destroy() };
+  const fill = async () => {
+    if (!opts.fixedPool) return;
+    // Checked out all at once, so that each is a connection of its own, then given back.
+    const clients = await Promise.all(Array.from({ length: max - pool.totalCount + pool.idleCount }, () => pool.connect()));
+    for (const c of clients) c.release();
+  };
+  return { db, engine: 'postgres', pool, fill, close: () => db.destroy() };
 }
