@@ -191,6 +191,13 @@ describe(`database layer (${ENGINE})`, () => {
     expect(Number((await db.selectFrom('merchants').select('created_at').where('id', '=', id).executeTakeFirstOrThrow()).created_at)).toBe(20);
   });
 
+  it('a statement that begins WITH but writes (WITH ... UPDATE), outside any transaction, writes', async () => {
+    const id = newId('merchant');
+    await db.insertInto('merchants').values(merchant(id)).execute();
+    await sql`with v(id, name) as (values (${id}, 'Renamed')) update merchants set name = v.name from v where merchants.id = v.id`.execute(db);
+    expect((await db.selectFrom('merchants').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name).toBe('Renamed');
+  });
+
   it('a table created by one statement is readable at once, outside any transaction', async () => {
     const table = `probe_${Date.now()}`;
     await sql`create table ${sql.table(table)} (id integer primary key)`.execute(db);

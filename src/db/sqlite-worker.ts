@@ -115,8 +115,8 @@ export interface SqliteWorkerOptions {
   readerPragmas: string[];
 }
 
-/** A statement that only reads (SQLite has no writing CTEs, so WITH ... SELECT reads too). */
-const READ_ONLY = /^\s*(select|with)\b/i;
+/** A statement that may only read: the reader checks (WITH ... UPDATE begins the same way). */
+const MAY_READ_ONLY = /^\s*(select|with)\b/i;
 /** A statement after which other connections must reread the schema. */
 const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
@@ -132,7 +132,8 @@ class MainReader {
     for (const p of pragmas) this.db.pragma(p);
   }
 
-  all(sql: string, params: readonly unknown[]): unknown[] {
+  /** The rows of a statement that only reads; null for one that writes, which the writer must run. */
+  all(sql: string, params: readonly unknown[]): unknown[] | null {
     if (this.stale) {
       this.stale = false;
       this.statements = new Map();
@@ -147,7 +148,7 @@ class MainReader {
       if (this.statements.size >= 200) this.statements.delete(this.statements.keys().next().value!);
     }
     this.statements.set(sql, stmt);
-    return stmt.all(params as unknown[]);
+    return stmt.readonly ? stmt.all(params as unknown[]) : null;
   }
 
   close(): void {
@@ -253,7 +254,10 @@ class WorkerConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
-    if (!this.holdsLock && this.reader && READ_ONLY.test(sql)) return { rows: this.reader.all(sql, parameters) as R[] };
+    if (!this.holdsLock && this.reader && MAY_READ_ONLY.test(sql)) {
+      const rows = this.reader.all(sql, parameters);
+      if (rows) return { rows: rows as R[] };
+    }
     const reply = await this.onWriter({ sql, params: parameters });
     if (reply.error) throw new SqliteWorkerError(reply.error.message, reply.error.code);
     return queryResult<R>(reply);
