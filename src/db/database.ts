@@ -4,12 +4,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { createRequire } from 'node:module';
 import type { Engine } from './dialect.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
+import { SQLITE_MODULE } from './sqlite-driver.js';
 
-const require = createRequire(import.meta.url);
 import type { DB } from './schema.js';
 
 export interface Database {
@@ -65,10 +64,10 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     let checkpointer: Checkpointer | null = null;
     if (path !== ':memory:') {
       pragmas.push('wal_autocheckpoint = 0');
-      checkpointer = startCheckpointer(path, require.resolve('better-sqlite3'));
+      checkpointer = startCheckpointer(path, SQLITE_MODULE);
     }
     const readerPragmas = ['busy_timeout = 5000', 'query_only = 1', `cache_size = -${SQLITE_CACHE_KB / 2}`];
-    const db = new Kysely<DB>({ dialect: new SqliteWorkerDialect({ path, module: require.resolve('better-sqlite3'), pragmas, readerPragmas }) });
+    const db = new Kysely<DB>({ dialect: new SqliteWorkerDialect({ path, module: SQLITE_MODULE, pragmas, readerPragmas }) });
     return {
       db,
       engine: 'sqlite',

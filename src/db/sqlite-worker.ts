@@ -10,7 +10,8 @@
 // request thread: in WAL mode a reader sees the last commit and never waits for the writer, and a small
 // indexed read costs less than a message to another thread and back.
 import { Worker } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SQLite } from './sqlite-driver.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -122,8 +123,8 @@ const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
 /** The reading connection of the request thread, with compiled statements kept like the worker's. */
 class MainReader {
-  private readonly db: SQLite.Database;
-  private statements = new Map<string, SQLite.Statement>();
+  private readonly db: BetterSqlite3.Database;
+  private statements = new Map<string, BetterSqlite3.Statement>();
   /** The writer changed the schema: reread it before preparing anything. */
   stale = false;
 
