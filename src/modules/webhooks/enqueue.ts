@@ -3,12 +3,12 @@
 // on rollback); on SQLite an in-process bell, whose claim query waits for the connection the committing
 // transaction holds, so it runs just after the commit.
 import { EventEmitter } from 'node:events';
-import { sql, type CompiledQuery, type Insertable, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { engineOf, jsonListAdmits, notifyOnCommit, randomHexSql } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn, WebhookDeliveriesTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 import { systemClock } from '../../shared/clock.js';
-import { ID_PREFIXES, newId, timeBase62 } from '../../shared/ids.js';
-import { compiled, executeCompiled, insertRows } from '../../db/compiled.js';
+import { ID_PREFIXES, timeBase62 } from '../../shared/ids.js';
+import { compiled } from '../../db/compiled.js';
 
 export const DELIVERY_CHANNEL = 'cowrie_webhook_deliveries';
 
@@ -23,68 +23,6 @@ export function ringDeliveryBell(): void {
 /** Wakes the workers of every process at commit (PostgreSQL) or of this process (SQLite). */
 export async function wakeWorkersOnCommit(trx: Transaction<DB> | Kysely<DB>): Promise<void> {
   if (!(await notifyOnCommit(trx, DELIVERY_CHANNEL))) ringDeliveryBell();
-}
-
-export function subscribes(eventsJson: string, type: string): boolean {
-  const events = JSON.parse(eventsJson) as string[];
-  return events.length === 0 || events.includes(type);
-}
-
-export interface EnqueueInput {
-  eventId: string;
-  merchantId: string;
-  environment: EnvironmentColumn;
-  type: string;
-}
-
-/** Enabled endpoints of the merchant and environment that subscribe to `type`. */
-export async function subscribedEndpointIds(db: Transaction<DB> | Kysely<DB>, input: Omit<EnqueueInput, 'eventId'>): Promise<string[]> {
-  const endpoints = await enabledEndpoints(db, [input.merchantId]);
-  return endpoints.filter((e) => e.environment === input.environment && subscribes(e.events, input.type)).map((e) => e.id);
-}
-
-async function enabledEndpoints(db: Transaction<DB> | Kysely<DB>, merchantIds: readonly string[]) {
-  const result = await executeCompiled(db, `enabled-endpoints:${merchantIds.length}`, [...merchantIds, 'enabled'], () =>
-    db
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'merchant_id', 'environment', 'events'])
-      .where('merchant_id', 'in', merchantIds)
-      .where('status', '=', 'enabled')
-      .where('deleted_at', 'is', null),
-  );
-  return result.rows;
-}
-
-/** Inserts deliveries of the event to these endpoints, due at once, and wakes the workers at commit. */
-export async function insertDeliveries(trx: Transaction<DB> | Kysely<DB>, input: EnqueueInput, endpointIds: string[]): Promise<number> {
-  return insertDeliveryRows(trx, endpointIds.map((endpointId) => ({ ...input, endpointId })));
-}
-
-async function insertDeliveryRows(trx: Transaction<DB> | Kysely<DB>, targets: Array<EnqueueInput & { endpointId: string }>): Promise<number> {
-  if (targets.length === 0) return 0;
-  // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
-  // with their own clocks.
-  const now = systemClock.nowMs();
-  const rows: Insertable<WebhookDeliveriesTable>[] = targets.map((t) => ({
-    id: newId('webhook_delivery'),
-    event_id: t.eventId,
-    endpoint_id: t.endpointId,
-    merchant_id: t.merchantId,
-    environment: t.environment,
-    status: 'pending',
-    attempt_count: 0,
-    next_attempt_at: now,
-    locked_by: null,
-    last_status_code: null,
-    last_error: null,
-    last_attempt_at: null,
-    created_at: now,
-    updated_at: now,
-    completed_at: null,
-  }));
-  await insertRows(trx, 'webhook_deliveries', rows);
-  await wakeWorkersOnCommit(trx);
-  return rows.length;
 }
 
 /**

@@ -8,7 +8,7 @@ import { isoTime, systemClock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import type { EventType } from '../events/index.js';
 import type { Scope } from './endpoints.repo.js';
-import { insertDeliveries, subscribedEndpointIds } from './enqueue.js';
+import { deliveriesStatement, deliveriesWritten } from './enqueue.js';
 import * as repo from './webhook-events.repo.js';
 
 export interface WebhookAttempt {
@@ -152,14 +152,14 @@ export async function resendWebhookEvent(db: Kysely<DB>, scope: Scope, id: strin
   const resent = await db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('events')
-      .select(['id', 'type'])
+      .select('id')
       .where('merchant_id', '=', scope.merchantId)
       .where('environment', '=', scope.environment)
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw notFound('webhook event', id);
-    const input = { eventId: row.id, merchantId: scope.merchantId, environment: scope.environment, type: row.type };
-    return insertDeliveries(trx, input, await subscribedEndpointIds(trx, input));
+    // The statement that wrote the event's first deliveries: the same subscription rule, read now.
+    return deliveriesWritten(trx, await trx.executeQuery(deliveriesStatement(trx, [row.id])));
   });
   return { object: 'webhook_event', id, resent };
 }
