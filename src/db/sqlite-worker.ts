@@ -66,11 +66,11 @@ parentPort.on('message', (m) => {
     const results = [];
     let i = 0;
     try {
-      if (m.atomic) db.prepare('begin').run();
+      if (m.atomic) prepare('begin').run();
       for (; i < m.script.length; i++) results.push(run(m.script[i].sql, m.script[i].params));
-      if (m.atomic) db.prepare('commit').run();
+      if (m.atomic) prepare('commit').run();
     } catch (err) {
-      if (m.atomic && db.inTransaction) db.prepare('rollback').run();
+      if (m.atomic && db.inTransaction) prepare('rollback').run();
       parentPort.postMessage({ id: m.id, results, error: failure(err, i), inTx: db.inTransaction });
       return;
     }
