@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../src/db/dialect.js';
 import { intentContext } from '../src/modules/payment-intents/index.js';
-import { intentCreator, type NewIntent } from '../src/modules/payment-intents/payment-intents.service.js';
+import { buildIntentRow, intentCreator, type NewIntent } from '../src/modules/payment-intents/payment-intents.service.js';
 import { intentView } from '../src/modules/payment-intents/intent-view.js';
 import { loadRateTable } from '../src/modules/rates/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
@@ -61,33 +61,10 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     const ctx = intentContext({ db: s.running.database.db, clock: s.running.clock, rates: loadRateTable(s.config.ratesFile), config: s.config });
     const create = intentCreator(ctx);
     const make = (reference: string): NewIntent => {
-      const now = s.running.clock.nowMs();
-      const row = {
-        id: `pi_${reference.padEnd(24, '0')}`,
-        merchant_id: s.merchant.merchant.id,
-        environment: 'test' as const,
-        status: 'awaiting_payment' as const,
-        amount: '10.00',
-        currency: 'KES',
-        settlement_currency: 'USDT',
-        pay_amount: '0.077384',
-        rate: '129.2258',
-        description: null,
-        merchant_reference: reference,
-        payment_methods: '["card"]',
-        customer: null,
-        metadata: '{}',
-        return_url: null,
-        payment_link: null,
-        payment_method: null,
-        amount_received: '0.000000',
-        failure_code: null,
-        expires_at: now + 60_000,
-        created_at: now,
-        paid_at: null,
-        cancelled_at: null,
-        updated_at: now,
-      };
+      const scope = { merchantId: s.merchant.merchant.id, environment: 'test' as const };
+      const built = buildIntentRow(ctx, scope, s.running.clock.nowMs(), { amount: '10.00', currency: 'KES', merchant_reference: reference });
+      // A known id, so that the same intent can be offered twice.
+      const row = { ...built, id: `pi_${reference.padEnd(24, '0')}` };
       return { row, view: intentView(row, ctx.checkoutUrl) };
     };
     const first = make('groupA');
