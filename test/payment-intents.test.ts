@@ -356,7 +356,7 @@ describe(`payment intents (${ENGINE})`, () => {
         ['an unknown customer field', { customer: { name: 'Jane' } }, 'parameter_unknown', 'customer.name'],
         ['metadata as a string', { metadata: 'x' }, 'parameter_invalid', 'metadata'],
         ['metadata as an array', { metadata: ['x'] }, 'parameter_invalid', 'metadata'],
-        ['a nested metadata value', { metadata: { a: { b: 1 } } }, 'parameter_invalid', 'metadata.a'],
+        ['metadata nested six levels deep', { metadata: { a: { b: { c: { d: { e: {} } } } } } }, 'parameter_invalid', 'metadata.a.b.c.d.e'],
         ['expires_in_minutes as a string', { expires_in_minutes: '30' }, 'parameter_invalid', 'expires_in_minutes'],
         ['return_url as a number', { return_url: 5 }, 'parameter_invalid', 'return_url'],
         ['an unknown field', { amount_due: '10' }, 'parameter_unknown', 'amount_due'],

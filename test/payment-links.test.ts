@@ -14,6 +14,7 @@ const LINK_KEYS = [
   'id',
   'livemode',
   'max_payments',
+  'metadata',
   'object',
   'paid_count',
   'request_id',

@@ -14,6 +14,8 @@ export interface PaymentLinksTable {
   /** Null means no cap. */
   max_payments: number | null;
   expires_at: number | null;
+  /** The merchant's metadata, as JSON text exactly as sent. */
+  metadata: string;
   created_at: number;
 }
 

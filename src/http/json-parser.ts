@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { RAW_TEXT, minifyJson, rawMember } from '../shared/raw-json.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,6 +45,14 @@ export function checkStrings(value: unknown, path: string): void {
   }
 }
 
+/** `metadata` is stored as the merchant wrote it: its text (without white space) goes with the object. */
+function keepMetadataText(body: string, parsed: Record<string, unknown>): void {
+  const metadata = parsed['metadata'];
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return;
+  const raw = rawMember(body, 'metadata');
+  if (raw !== null) Object.defineProperty(metadata, RAW_TEXT, { value: minifyJson(raw) });
+}
+
 // JSON text is UTF-8 (RFC 8259): bytes that are not are refused, never replaced with U+FFFD. A leading
 // byte order mark is kept, so JSON.parse refuses it as before.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -80,6 +89,7 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(err as Error, undefined);
       return;
     }
+    keepMetadataText(body, parsed as Record<string, unknown>);
     // Only an idempotent request compares bodies; hashing every body would cost every request.
     if (request.headers['idempotency-key'] !== undefined) request.bodyHash = hashBody(parsed);
     done(null, parsed);

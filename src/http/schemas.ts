@@ -1,5 +1,7 @@
 // Schemas shared by every route: the response metadata, the error envelope, list envelopes, enums.
 import { Type, type TSchema } from 'typebox';
+import { METADATA_DESCRIPTION, METADATA_LIMITS } from '../shared/metadata.js';
+import type { RawJson } from '../shared/raw-json.js';
 
 /** A string enum as JSON Schema `enum` (clear validation messages, clean OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
@@ -57,16 +59,26 @@ export function ListOf(item: TSchema, opts: { title: string; paged?: boolean }) 
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 255 }) });
 
-export const Metadata = Type.Object(
-  {},
-  {
-    additionalProperties: Type.Union([Type.String({ maxLength: 500 }), Type.Number(), Type.Boolean(), Type.Null()]),
-    maxProperties: 50,
-    propertyNames: { minLength: 1, maxLength: 40 },
-    description:
-      'Free-form key-value pairs: up to 50 keys of at most 40 characters; values are strings of at most 500 characters, numbers, booleans or null.',
-  },
-);
+/** `metadata` in a request body (src/shared/metadata.ts has the rules; the validator checks them). */
+export const Metadata = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  maxProperties: METADATA_LIMITS.keys,
+  propertyNames: { minLength: 1, maxLength: METADATA_LIMITS.keyLength },
+  additionalProperties: true,
+  'x-metadata': true,
+  description: METADATA_DESCRIPTION,
+});
+
+/**
+ * A value a response carries as its JSON text (RawJson), written as is: the schema documents its shape,
+ * and the serializer writes the text (src/http/validation.ts).
+ */
+export function RawJsonOf(schema: TSchema) {
+  return Type.Unsafe<RawJson>({ ...schema, 'x-raw-json': true });
+}
+
+/** `metadata` in a response: the text stored, exactly as the merchant sent it. */
+export const MetadataRecord = RawJsonOf(Type.Object({}, { additionalProperties: true, description: METADATA_DESCRIPTION }));
 
 /** An amount: a decimal string, never a JSON number. */
 export function DecimalString(description?: string) {

@@ -5,6 +5,8 @@ import fastJson from 'fast-json-stringify';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../shared/errors.js';
+import { metadataProblem } from '../shared/metadata.js';
+import { serializeWith } from '../shared/raw-json.js';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -22,6 +24,23 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+// `metadata` (src/shared/metadata.ts): the limits a JSON schema cannot say, reported at the path that breaks them.
+bodyAjv.addKeyword({
+  keyword: 'x-metadata',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function checkMetadata(_schema: boolean, data: unknown, _parent: unknown, cxt?: { instancePath: string }) {
+    const self = checkMetadata as { errors?: Partial<ErrorObject>[] };
+    self.errors = [];
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return true;
+    const problem = metadataProblem(data);
+    if (!problem) return true;
+    const pointer = problem.path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+    self.errors = [{ keyword: 'x-metadata', instancePath: `${cxt?.instancePath ?? ''}${pointer}`, message: problem.message, params: {} }];
+    return false;
+  },
+});
+
 // Validators and serializers are compiled the first time a route uses them, not at start-up: most routes
 // of a process are never called, and every compiled schema is generated code held in memory (the error
 // responses alone are several per route).
@@ -38,9 +57,20 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return validate as unknown as ReturnType<FastifySchemaCompiler<unknown>>;
 };
 
+/** The schema with every `x-raw-json` value left to JSON.stringify, which writes a RawJson as its text. */
+function rawJsonAsAny(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(rawJsonAsAny);
+  if (schema === null || typeof schema !== 'object') return schema;
+  if ((schema as Record<string, unknown>)['x-raw-json'] === true) return {};
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, rawJsonAsAny(v)]));
+}
+
 export const serializerCompiler = ({ schema }: { schema: unknown }) => {
   let compiled: ((data: unknown) => string) | null = null;
-  return (data: unknown) => (compiled ??= fastJson(schema as Parameters<typeof fastJson>[0]))(data);
+  return (data: unknown) => {
+    compiled ??= fastJson(rawJsonAsAny(schema) as Parameters<typeof fastJson>[0]);
+    return serializeWith(() => compiled!(data));
+  };
 };
 
 /** `/customer/email` -> `customer.email`; `/items/0` -> `items[0]`. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
+import { IdParams, ListOf, Metadata, MetadataRecord, withMeta } from '../../http/schemas.js';
 import { errorResponses } from '../../http/openapi.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
@@ -15,7 +15,7 @@ const customerProperties = {
   phone: Type.Union([Type.String(), Type.Null()]),
   name: Type.Union([Type.String(), Type.Null()]),
   reference: Type.Union([Type.String(), Type.Null()], { description: "The merchant's own customer id" }),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
+  metadata: MetadataRecord,
   created_at: Type.String({ format: 'date-time' }),
   livemode: Type.Boolean(),
 };

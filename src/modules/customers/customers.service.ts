@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { isoTime } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import * as repo from './customers.repo.js';
 
 export interface CustomerInput {
@@ -22,7 +23,7 @@ export interface Customer {
   phone: string | null;
   name: string | null;
   reference: string | null;
-  metadata: Record<string, unknown>;
+  metadata: RawJson;
   created_at: string;
   livemode: boolean;
 }
@@ -35,7 +36,7 @@ export function customerView(row: CustomerRow): Customer {
     phone: row.phone,
     name: row.name,
     reference: row.reference,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    metadata: new RawJson(row.metadata),
     created_at: isoTime(row.created_at),
     livemode: row.environment === 'live',
   };
@@ -50,7 +51,7 @@ export async function createCustomer(db: Kysely<DB>, clock: Clock, scope: repo.S
     phone: input.phone ?? null,
     name: input.name ?? null,
     reference: input.reference ?? null,
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: jsonTextOf(input.metadata ?? {}),
     created_at: clock.nowMs(),
   };
   await repo.insertCustomer(db, row);

@@ -3,12 +3,12 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { ListOf, StringEnum } from '../../http/schemas.js';
+import { ListOf, RawJsonOf, StringEnum } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../events/index.js';
 import { readFeed } from './event-feed.service.js';
 
-export const EventRecord = Type.Object(
+export const EventRecord = RawJsonOf(Type.Object(
   {
     id: Type.String({ description: 'Identifier, prefix `evt_`' }),
     object: Type.Literal('event'),
@@ -19,7 +19,7 @@ export const EventRecord = Type.Object(
     data: Type.Record(Type.String(), Type.Unknown()),
   },
   { title: 'Event' },
-);
+));
 
 const FeedQuery = Type.Object(
   {

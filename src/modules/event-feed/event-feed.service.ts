@@ -4,14 +4,14 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Page } from '../../http/pagination.js';
 import { AppError } from '../../shared/errors.js';
-import type { EventPayload } from '../events/index.js';
+import { RawJson } from '../../shared/raw-json.js';
 import * as repo from './event-feed.repo.js';
 
 export async function readFeed(
   db: Kysely<DB>,
   scope: repo.Scope,
   opts: { limit: number; after?: string; type?: string },
-): Promise<Page<EventPayload>> {
+): Promise<Page<RawJson>> {
   let after: repo.FeedPosition | null = null;
   if (opts.after !== undefined) {
     after = (await repo.findPosition(db, scope, opts.after)) ?? null;
@@ -22,7 +22,7 @@ export async function readFeed(
   const rows = await repo.feedRows(db, scope, { after, limit: opts.limit, type: opts.type });
   return {
     object: 'list',
-    data: rows.slice(0, opts.limit).map((r) => JSON.parse(r.payload) as EventPayload),
+    data: rows.slice(0, opts.limit).map((r) => new RawJson(r.payload)),
     has_more: rows.length > opts.limit,
   };
 }

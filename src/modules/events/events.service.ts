@@ -6,6 +6,7 @@ import type { DB, EnvironmentColumn } from '../../db/schema.js';
 import { API_VERSION } from '../../http/context.js';
 import { isoTime } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { serializeJson } from '../../shared/raw-json.js';
 import { insertStatement } from '../../db/compiled.js';
 import { executeInOrder } from '../../db/dialect.js';
 import { deliveriesStatement, deliveriesWritten } from '../webhooks/enqueue.js';
@@ -91,7 +92,7 @@ export function eventStatements(trx: Transaction<DB> | Kysely<DB>, inputs: reado
     type: input.type,
     api_version: API_VERSION,
     payment_intent_id: input.paymentIntentId ?? null,
-    payload: JSON.stringify(payloads[i]),
+    payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
   return {

@@ -2,7 +2,8 @@
 import { Type } from 'typebox';
 import type { Environment } from '../../config.js';
 import type { IntentStatus, PaymentIntentRow } from '../../db/schema.js';
-import { StringEnum } from '../../http/schemas.js';
+import { MetadataRecord, StringEnum } from '../../http/schemas.js';
+import { RawJson } from '../../shared/raw-json.js';
 import { isoTime } from '../../shared/clock.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './payment-methods.js';
 
@@ -33,7 +34,7 @@ export interface PaymentIntent {
   payment_methods: PaymentMethod[];
   payment_method: string | null;
   customer: { email?: string; phone?: string } | null;
-  metadata: Record<string, unknown>;
+  metadata: RawJson;
   return_url: string | null;
   payment_link: string | null;
   failure_code: string | null;
@@ -63,7 +64,7 @@ export const paymentIntentProperties = {
   payment_methods: Type.Array(StringEnum(PAYMENT_METHODS)),
   payment_method: nullableString('The method that paid; null until paid'),
   customer: Type.Union([Type.Object({ email: Type.Optional(Type.String()), phone: Type.Optional(Type.String()) }), Type.Null()]),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
+  metadata: MetadataRecord,
   return_url: nullableString(),
   payment_link: nullableString('The payment link that minted this intent'),
   failure_code: nullableString(),
@@ -83,7 +84,6 @@ export type CheckoutUrlFor = (environment: Environment, intentId: string) => str
 export interface ParsedIntentColumns {
   payment_methods: PaymentMethod[];
   customer: PaymentIntent['customer'];
-  metadata: Record<string, unknown>;
 }
 
 export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, parsed?: ParsedIntentColumns): PaymentIntent {
@@ -103,7 +103,7 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, p
     payment_methods: parsed ? parsed.payment_methods : (JSON.parse(row.payment_methods) as PaymentMethod[]),
     payment_method: row.payment_method,
     customer: parsed ? parsed.customer : row.customer === null ? null : (JSON.parse(row.customer) as PaymentIntent['customer']),
-    metadata: parsed ? parsed.metadata : (JSON.parse(row.metadata) as Record<string, unknown>),
+    metadata: new RawJson(row.metadata),
     return_url: row.return_url,
     payment_link: row.payment_link,
     failure_code: row.failure_code,

@@ -5,6 +5,7 @@ import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
 import { offsetClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { jsonTextOf } from '../../shared/raw-json.js';
 import { Decimal, formatAmount } from '../../shared/money.js';
 import type { RateProvider } from '../rates/index.js';
 import { assetForFiat } from '../quotes/pricing.js';
@@ -100,7 +101,6 @@ function prepareIntent(ctx: IntentContext, scope: Scope, now: number, input: Cre
   if (input.return_url !== undefined) checkReturnUrl(input.return_url);
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const rate = ctx.rates.price(asset, currency);
-  const metadata = (input.metadata ?? {}) as Record<string, unknown>;
   const row: PaymentIntentRow = {
     id: newId('payment_intent'),
     merchant_id: scope.merchantId,
@@ -115,7 +115,7 @@ function prepareIntent(ctx: IntentContext, scope: Scope, now: number, input: Cre
     merchant_reference: input.merchant_reference ?? null,
     payment_methods: JSON.stringify(methods),
     customer: input.customer === undefined ? null : JSON.stringify(input.customer),
-    metadata: JSON.stringify(metadata),
+    metadata: jsonTextOf(input.metadata ?? {}),
     return_url: input.return_url ?? null,
     payment_link: input.payment_link ?? null,
     payment_method: null,
@@ -127,7 +127,7 @@ function prepareIntent(ctx: IntentContext, scope: Scope, now: number, input: Cre
     cancelled_at: null,
     updated_at: now,
   };
-  const view = intentView(row, ctx.checkoutUrl, { payment_methods: methods, customer: input.customer ?? null, metadata });
+  const view = intentView(row, ctx.checkoutUrl, { payment_methods: methods, customer: input.customer ?? null });
   return { row, view };
 }
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { DecimalString, IdParams, StringEnum, withMeta } from '../../http/schemas.js';
+import { DecimalString, IdParams, Metadata, MetadataRecord, StringEnum, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { intentContext } from '../payment-intents/index.js';
 import * as service from './payment-links.service.js';
@@ -23,6 +23,7 @@ export const paymentLinkProperties = {
   paid_count: Type.Integer({ description: 'Paid intents minted by this link (a later refund still counts)' }),
   max_payments: nullable(Type.Integer(), 'Cap on paid payments; null for no cap'),
   expires_at: nullable(Type.String({ format: 'date-time' }), 'When the link stops minting intents; null for never'),
+  metadata: MetadataRecord,
   created_at: Type.String({ format: 'date-time' }),
   livemode: Type.Boolean(),
 };
@@ -37,6 +38,7 @@ const CreateLinkBody = Type.Object(
     settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
     max_payments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Cap on paid payments; omit for no cap' })),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops minting intents (must be in the future)' })),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 );

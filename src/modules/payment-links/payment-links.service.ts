@@ -7,6 +7,7 @@ import { isoTime } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { formatAmount } from '../../shared/money.js';
+import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import { buildIntentRow, insertNewIntent, type IntentContext } from '../payment-intents/index.js';
 import { requireAmount, requireAsset, requireFiat } from '../quotes/quotes.service.js';
 import { merchantClock } from '../sandbox/sandbox-clock.js';
@@ -27,6 +28,7 @@ export interface PaymentLink {
   paid_count: number;
   max_payments: number | null;
   expires_at: string | null;
+  metadata: RawJson;
   created_at: string;
   livemode: boolean;
 }
@@ -38,6 +40,7 @@ export interface CreateLinkInput {
   settlement_currency?: string;
   max_payments?: number;
   expires_at?: string;
+  metadata?: object;
 }
 
 export type LinkUrlFor = (environment: 'live' | 'test', linkId: string) => string;
@@ -73,6 +76,7 @@ export async function linkView(ctx: IntentContext, urlFor: LinkUrlFor, link: Pay
     paid_count: paid,
     max_payments: link.max_payments,
     expires_at: link.expires_at === null ? null : isoTime(link.expires_at),
+    metadata: new RawJson(link.metadata),
     created_at: isoTime(link.created_at),
     livemode: link.environment === 'live',
   };
@@ -101,6 +105,7 @@ export async function createLink(ctx: IntentContext, urlFor: LinkUrlFor, scope: 
     settlement_currency: asset,
     max_payments: input.max_payments ?? null,
     expires_at: expiresAt,
+    metadata: jsonTextOf(input.metadata ?? {}),
     created_at: now,
   };
   await repo.insertLink(ctx.db, row);
@@ -145,6 +150,7 @@ export async function openLink(ctx: IntentContext, link: PaymentLinkRow, amountT
     settlement_currency: link.settlement_currency,
     description: link.title,
     payment_link: link.id,
+    metadata: new RawJson(link.metadata),
   });
   // An intent never outlives its link.
   if (link.expires_at !== null && link.expires_at < intent.expires_at) intent.expires_at = link.expires_at;
@@ -157,3 +163,4 @@ function plainAmountError(text: string, currency: string): string {
   if (/^[0.]+$/.test(text)) return 'Enter an amount greater than zero.';
   return currency === 'UGX' || currency === 'RWF' ? `${currency} amounts have no decimals.` : `${currency} amounts have at most 2 decimals.`;
 }
+

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { IdParams, ListOf, StringEnum, metaProperties, withMeta } from '../../http/schemas.js';
+import { IdParams, ListOf, RawJsonOf, StringEnum, metaProperties, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../events/index.js';
 import * as service from './webhook-events.service.js';
@@ -53,7 +53,7 @@ function eventProperties(delivery: TSchema) {
     api_version: Type.String(),
     created_at: time(),
     livemode: Type.Boolean(),
-    data: Type.Record(Type.String(), Type.Unknown()),
+    data: RawJsonOf(Type.Record(Type.String(), Type.Unknown())),
     deliveries: Type.Array(delivery),
   };
 }

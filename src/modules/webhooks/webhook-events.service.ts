@@ -6,6 +6,7 @@ import type { DB, EventRow, WebhookAttemptRow } from '../../db/schema.js';
 import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
 import { isoTime, systemClock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
+import { RawJson, rawMember } from '../../shared/raw-json.js';
 import type { EventType } from '../events/index.js';
 import type { Scope } from './endpoints.repo.js';
 import { deliveriesStatement, deliveriesWritten } from './enqueue.js';
@@ -48,7 +49,7 @@ export interface WebhookEvent {
   api_version: string;
   created_at: string;
   livemode: boolean;
-  data: Record<string, unknown>;
+  data: RawJson;
   deliveries: WebhookDelivery[];
 }
 
@@ -92,7 +93,7 @@ function deliveryView(d: repo.DeliveryWithUrl, attempts: WebhookAttemptRow[] | n
 }
 
 function eventView(row: EventRow, deliveries: WebhookDelivery[]): WebhookEvent {
-  const payload = JSON.parse(row.payload) as { data: Record<string, unknown>; livemode: boolean; created_at: string };
+  const payload = JSON.parse(row.payload) as { livemode: boolean; created_at: string };
   return {
     id: row.id,
     object: 'webhook_event',
@@ -100,7 +101,7 @@ function eventView(row: EventRow, deliveries: WebhookDelivery[]): WebhookEvent {
     api_version: row.api_version,
     created_at: payload.created_at,
     livemode: payload.livemode,
-    data: payload.data,
+    data: new RawJson(rawMember(row.payload, 'data') ?? '{}'),
     deliveries,
   };
 }
