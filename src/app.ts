@@ -1,52 +1,37 @@
 // buildApp(deps): plugins in a fixed order, the auth hook, module routes, error and not-found handlers.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Type } from 'typebox';
-import type { Config } from './config.js';
-import type { DB } from './db/schema.js';
+import type { Services } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerRequestContext } from './http/context.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { checkStrings, registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
-import type { RateLimiter } from './http/rate-limit.js';
 import { serializerCompiler, validatorCompiler } from './http/validation.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { customerRoutes } from './modules/customers/index.js';
-import { docsRoutes } from './modules/docs/docs.routes.js';
-import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
-import { walletDepositRoutes } from './modules/checkout/wallet-deposits.routes.js';
-import { paymentLinkRoutes } from './modules/payment-links/index.js';
-import { paymentIntentRoutes } from './modules/payment-intents/index.js';
-import { quoteRoutes } from './modules/quotes/quotes.routes.js';
-import type { RailRegistry } from './modules/rails/index.js';
-import { rateRoutes, type RateProvider } from './modules/rates/index.js';
-import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
-import { webhookRoutes } from './modules/webhooks/index.js';
-import { eventFeedRoutes } from './modules/event-feed/index.js';
-import { refundRoutes } from './modules/refunds/index.js';
-import { settlementRoutes } from './modules/settlements/index.js';
+import { authRoutes } from './modules/auth/index.js';
 import { balanceRoutes } from './modules/balances/index.js';
+import { checkoutRoutes } from './modules/checkout/index.js';
+import { customerRoutes } from './modules/customers/index.js';
+import { docsRoutes } from './modules/docs/index.js';
+import { eventFeedRoutes } from './modules/event-feed/index.js';
+import { paymentIntentRoutes } from './modules/payment-intents/index.js';
+import { paymentLinkRoutes } from './modules/payment-links/index.js';
+import { quoteRoutes } from './modules/quotes/index.js';
+import { walletDepositRoutes } from './modules/rails/index.js';
+import { rateRoutes } from './modules/rates/index.js';
+import { refundRoutes } from './modules/refunds/index.js';
 import { reportRoutes } from './modules/reports/index.js';
-import type { Clock } from './shared/clock.js';
+import { sandboxRoutes } from './modules/sandbox/index.js';
+import { settlementRoutes } from './modules/settlements/index.js';
+import { webhookRoutes } from './modules/webhooks/index.js';
 import { newId } from './shared/ids.js';
-
-export interface AppDeps {
-  config: Config;
-  db: Kysely<DB>;
-  clock: Clock;
-  rateLimiter: RateLimiter;
-  logger: Logger;
-  rates: RateProvider;
-  rails: RailRegistry;
-}
 
 export const BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     genReqId: () => newId('request'),
@@ -78,8 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerRequestContext(app, deps.config);
   registerErrorHandling(app, deps.config);
-  registerAuth(app, deps);
-  registerIdempotency(app, deps);
+  registerAuth(app, { db: deps.db, clock: deps.clocks.base, config: deps.config, rateLimiter: deps.rateLimiter });
+  registerIdempotency(app, { db: deps.db, clock: deps.clocks.base });
   // Bodies are optional on endpoints whose fields are all optional: no body reads as {}.
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
@@ -100,20 +85,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(checkoutRoutes, { deps });
   await app.register(
     async (v1) => {
-      await v1.register(authRoutes, { deps });
-      await v1.register(customerRoutes, { deps });
-      await v1.register(rateRoutes, { deps });
-      await v1.register(quoteRoutes, { deps });
-      await v1.register(paymentIntentRoutes, { deps });
+      await v1.register(authRoutes);
+      await v1.register(customerRoutes, { customers: deps.customers });
+      await v1.register(rateRoutes, { rates: deps.rates });
+      await v1.register(quoteRoutes, { quotes: deps.quotes });
+      await v1.register(paymentIntentRoutes, { intents: deps.intents });
       await v1.register(sandboxRoutes, { deps });
-      await v1.register(paymentLinkRoutes, { deps });
-      await v1.register(walletDepositRoutes, { deps });
-      await v1.register(webhookRoutes, { deps });
-      await v1.register(eventFeedRoutes, { deps });
-      await v1.register(refundRoutes, { deps });
-      await v1.register(settlementRoutes, { deps });
-      await v1.register(balanceRoutes, { deps });
-      await v1.register(reportRoutes, { deps });
+      await v1.register(paymentLinkRoutes, { links: deps.links });
+      await v1.register(walletDepositRoutes, { db: deps.db });
+      await v1.register(webhookRoutes, { webhooks: deps.webhooks });
+      await v1.register(eventFeedRoutes, { db: deps.db });
+      await v1.register(refundRoutes, { refunds: deps.refunds });
+      await v1.register(settlementRoutes, { db: deps.db });
+      await v1.register(balanceRoutes, { db: deps.db });
+      await v1.register(reportRoutes, { reports: deps.reports });
     },
     { prefix: '/v1' },
   );

@@ -5,19 +5,17 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createRateLimiter } from './http/rate-limit.js';
-import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
-import { applyPaymentOutcome, intentContext } from './modules/payment-intents/index.js';
-import { RailRegistry, SandboxRail } from './modules/rails/index.js';
-import { loadRateTable } from './modules/rates/index.js';
 import { startTimeJobs } from './jobs/time-jobs.js';
 import { startDeliveryWorker } from './jobs/webhook-worker.js';
-import { systemClock, type Clock } from './shared/clock.js';
+import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
 import { startListeners, type Listeners } from './server.js';
+import { buildServices, type BuiltServices } from './services.js';
+import { systemClock, type Clock } from './shared/clock.js';
 
 export interface Running {
   config: Config;
   database: Database;
+  services: BuiltServices;
   app: FastifyInstance;
   listeners: Listeners;
   clock: Clock;
@@ -42,44 +40,45 @@ export async function startCowrie(
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, fixedPool: true });
+  // Everything started is stopped in reverse order, also when a later step of the start fails.
+  const started: Array<() => Promise<void>> = [() => database.close()];
+  const stopAll = async () => {
+    for (const stop of started.splice(0).reverse()) await stop();
+  };
   try {
     await migrateToLatest(database);
     await database.fill();
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
-    const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
-    const rates = loadRateTable(config.ratesFile);
-    const intents = intentContext({ db: database.db, clock, rates, config });
-    const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, r) => applyPaymentOutcome(intents, scope, r) }, { db: database.db, clock }));
-    const app = await buildApp({ config, db: database.db, clock, rateLimiter, logger, rates, rails });
+    const services = await buildServices(config, database, { logger, clock });
+    started.push(() => services.close());
+    const app = await buildApp(services);
+    started.push(() => app.close());
     await opts.configureApp?.(app);
+    const jobs = opts.startJobs === false ? null : startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger);
+    if (jobs) started.push(() => jobs.stop());
+    if (opts.startJobs !== false) {
+      const worker = await startDeliveryWorker({ db: database.db, pool: database.pool, config: config.webhooks, logger });
+      started.push(() => worker.stop());
+    }
     const listeners = await startListeners(app, config);
-    const jobs = opts.startJobs === false ? null : startTimeJobs(intents, config.jobIntervalMs, logger);
-    const webhookWorker =
-      opts.startJobs === false
-        ? null
-        : await startDeliveryWorker({ db: database.db, pool: database.pool, config: config.webhooks, logger });
+    started.push(() => listeners.close());
     let stopping: Promise<void> | null = null;
     return {
       config,
       database,
+      services,
       app,
       listeners,
       clock,
       logger,
       demo,
       stop() {
-        stopping ??= (async () => {
-          await listeners.close();
-          await jobs?.stop();
-          await webhookWorker?.stop();
-          await app.close();
-          await database.close();
-        })();
+        stopping ??= stopAll();
         return stopping;
       },
     };
   } catch (err) {
-    await database.close().catch(() => {});
+    await stopAll().catch(() => {});
     throw err;
   }
 }

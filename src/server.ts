@@ -4,8 +4,9 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config, Environment } from './config.js';
+import type { Config } from './config.js';
 import { LISTENER_ENV, type ListenerRequest } from './http/context.js';
+import type { Environment } from './shared/scope.js';
 
 export interface Listener {
   environment: Environment | 'shared';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batcher } from '../src/db/batcher.js';
 import { compiled, compiledShapes, insertStatement } from '../src/db/compiled.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { executeTransaction, forUpdate, isUniqueViolation } from '../src/db/dialect.js';
+import { forUpdate, isUniqueViolation } from '../src/db/dialect.js';
+import { WriteBatch, runAtomic } from '../src/db/transaction.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
 import { newId, timeBase62 } from '../src/shared/ids.js';
@@ -131,21 +132,23 @@ describe(`database layer (${ENGINE})`, () => {
     await tdb.drop();
   });
 
-  it('executeTransaction: every statement or none, and a unique violation keeps its code', async () => {
+  it('runAtomic: every statement or none, and a unique violation keeps its code', async () => {
     const a = newId('merchant');
     const b = newId('merchant');
-    const err = await executeTransaction(db, [
-      insertStatement(db, 'merchants', [merchant(a)]),
-      insertStatement(db, 'merchants', [merchant(b)]),
-      insertStatement(db, 'merchants', [merchant(a)]),
-    ]).catch((e: unknown) => e);
+    const err = await runAtomic(
+      db,
+      new WriteBatch()
+        .add(insertStatement(db, 'merchants', [merchant(a)]))
+        .add(insertStatement(db, 'merchants', [merchant(b)]))
+        .add(insertStatement(db, 'merchants', [merchant(a)])),
+    ).catch((e: unknown) => e);
     expect(isUniqueViolation(err)).toBe(true);
     expect(await countMerchants(a, b)).toBe(0);
 
-    const results = await executeTransaction(db, [
-      insertStatement(db, 'merchants', [merchant(a)]),
-      db.selectFrom('merchants').select('id').where('id', '=', a).compile(),
-    ]);
+    const results = await runAtomic(
+      db,
+      new WriteBatch().add(insertStatement(db, 'merchants', [merchant(a)])).add(db.selectFrom('merchants').select('id').where('id', '=', a).compile()),
+    );
     expect(results).toHaveLength(2);
     expect(Number(results[0]!.numAffectedRows)).toBe(1);
     expect(results[1]!.rows).toEqual([{ id: a }]);

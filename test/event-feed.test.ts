@@ -3,6 +3,7 @@
 // On PostgreSQL a transaction that records an event and holds is interleaved with ones that commit.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transaction } from '../src/db/transaction.js';
 import { recordEvent } from '../src/modules/events/index.js';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
@@ -147,7 +148,7 @@ describe(`event feed (${ENGINE})`, () => {
       const released = new Promise<void>((r) => (release = r));
       let recorded!: (id: string) => void;
       const idP = new Promise<string>((r) => (recorded = r));
-      const done = s.running.database.db.transaction().execute(async (trx) => {
+      const done = transaction(s.running.database.db, async (trx) => {
         if (begun) {
           // Take a snapshot now, write later: the transaction's id is assigned at its first write.
           await trx.selectFrom('events').select('id').limit(1).execute();

@@ -3,10 +3,7 @@
 // deliveries; a group that fails is retried intent by intent, so one bad intent never fails the others.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../src/db/dialect.js';
-import { intentContext } from '../src/modules/payment-intents/index.js';
-import { buildIntentRow, intentCreator, type NewIntent } from '../src/modules/payment-intents/payment-intents.service.js';
-import { intentView } from '../src/modules/payment-intents/intent-view.js';
-import { loadRateTable } from '../src/modules/rates/index.js';
+import type { NewIntent } from '../src/modules/payment-intents/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
@@ -58,14 +55,14 @@ describe(`group commit of new intents (${ENGINE})`, () => {
   });
 
   it('an intent that cannot be written fails alone: the others of its group are written', async () => {
-    const ctx = intentContext({ db: s.running.database.db, clock: s.running.clock, rates: loadRateTable(s.config.ratesFile), config: s.config });
-    const create = intentCreator(ctx);
+    const intents = s.running.services.intents;
+    const create = intents.insert;
     const make = (reference: string): NewIntent => {
       const scope = { merchantId: s.merchant.merchant.id, environment: 'test' as const };
-      const built = buildIntentRow(ctx, scope, s.running.clock.nowMs(), { amount: '10.00', currency: 'KES', merchant_reference: reference });
+      const built = intents.prepare(scope, s.running.clock.nowMs(), { amount: '10.00', currency: 'KES', merchant_reference: reference }).row;
       // A known id, so that the same intent can be offered twice.
       const row = { ...built, id: `pi_${reference.padEnd(24, '0')}` };
-      return { row, view: intentView(row, ctx.checkoutUrl) };
+      return { row, view: intents.view(row) };
     };
     const first = make('groupA');
     await create(first);

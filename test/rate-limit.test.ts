@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, ENGINE, startTestServer, type ApiResponse, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { createKey } from '../src/modules/keys/index.js';
-import { createMerchant, type CreatedMerchant } from '../src/modules/merchants/index.js';
+import { createKey, createMerchant, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
 
 type Env = 'test' | 'live';

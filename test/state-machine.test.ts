@@ -4,17 +4,18 @@
 // combination refused with 409 and nothing written; and moveIntent itself (illegal moves, stale rows).
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IntentStatus, PaymentIntentRow } from '../src/db/schema.js';
+import type { PaymentIntentRow } from '../src/db/schema.js';
+import { transaction } from '../src/db/transaction.js';
 import type { EventType } from '../src/modules/events/index.js';
 import {
-  checkoutUrlFor,
   IllegalIntentMove,
   INTENT_EVENTS_IN_PLACE,
   INTENT_MOVES,
   IntentMoveConflict,
   moveIntent,
+  recordIntentEventInPlace,
+  type IntentStatus,
 } from '../src/modules/payment-intents/index.js';
-import { recordIntentEventInPlace } from '../src/modules/payment-intents/state-machine.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
 import { INTENT_KEYS } from './helpers/intents.js';
 
@@ -57,7 +58,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   const db = () => s.running.database.db;
-  const ctx = () => ({ checkoutUrl: checkoutUrlFor(s.config) });
+  const ctx = () => s.running.services.intents;
 
   async function create(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
     const r = await s.sandbox('POST', '/payment-intents', { body: { amount: '1500', currency: 'KES', ...body } });
@@ -424,7 +425,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       await simulateOk(pi.id, 'success', 'card');
       const paidRow = await row(pi.id);
       const at = Date.now();
-      const moved = await moveIntent(db(), ctx(), paidRow, 'refunded', { at });
+      const moved = await transaction(db(), (tx) => moveIntent(tx, ctx(), paidRow, 'refunded', { at }));
       expect(moved.status).toBe('refunded');
       expect((await row(pi.id)).status).toBe('refunded');
       const got = await s.sandbox('GET', `/payment-intents/${pi.id}`);
@@ -494,7 +495,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
           break;
         case 'refunded':
           await simulateOk(pi.id, 'success', 'card');
-          await moveIntent(db(), ctx(), await row(pi.id), 'refunded', { at: Date.now() });
+          await transaction(db(), async (tx) => moveIntent(tx, ctx(), await row(pi.id), 'refunded', { at: Date.now() }));
           break;
         case 'expired':
           await simulateOk(pi.id, 'expired', 'card');
@@ -581,7 +582,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         for (const to of STATUSES) {
           if (INTENT_MOVES[from][to]) continue;
           const stale: PaymentIntentRow = { ...real, status: from };
-          const err = await moveIntent(db(), ctx(), stale, to, { at: Date.now() }).then(
+          const err = await transaction(db(), (tx) => moveIntent(tx, ctx(), stale, to, { at: Date.now() })).then(
             () => null,
             (e: unknown) => e,
           );
@@ -606,7 +607,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         ['failed', ev('cancelled')],
         ['expired', ev('review')],
       ] as const) {
-        await expect(moveIntent(db(), ctx(), real, to, { at: Date.now(), eventType: type })).rejects.toBeInstanceOf(IllegalIntentMove);
+        await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), real, to, { at: Date.now(), eventType: type }))).rejects.toBeInstanceOf(IllegalIntentMove);
       }
       expect(await row(pi.id)).toEqual(real);
       expect(await eventCount()).toBe(before);
@@ -624,7 +625,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         ['confirming', ev('disputed')],
         ['paid', ev('paid')],
       ] as const) {
-        await expect(recordIntentEventInPlace(db(), ctx(), { ...real, status }, type, Date.now())).rejects.toBeInstanceOf(IllegalIntentMove);
+        await expect(transaction(db(), (tx) => recordIntentEventInPlace(tx, ctx(), { ...real, status }, type, Date.now()))).rejects.toBeInstanceOf(IllegalIntentMove);
       }
       expect(await eventCount()).toBe(before);
     });
@@ -635,8 +636,8 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect((await s.sandbox('POST', `/payment-intents/${pi.id}/cancel`)).status).toBe(200);
       const after = await row(pi.id);
       const before = await eventCount();
-      await expect(moveIntent(db(), ctx(), stale, 'confirming', { at: Date.now() })).rejects.toBeInstanceOf(IntentMoveConflict);
-      await expect(moveIntent(db(), ctx(), stale, 'expired', { at: Date.now() })).rejects.toBeInstanceOf(IntentMoveConflict);
+      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'confirming', { at: Date.now() }))).rejects.toBeInstanceOf(IntentMoveConflict);
+      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'expired', { at: Date.now() }))).rejects.toBeInstanceOf(IntentMoveConflict);
       expect(await row(pi.id)).toEqual(after);
       expect(after.status).toBe('cancelled');
       expect(await eventCount()).toBe(before);
@@ -651,12 +652,10 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       const real = await row(pi.id);
       const before = await eventCount();
       await expect(
-        db()
-          .transaction()
-          .execute(async (trx) => {
-            await moveIntent(trx, ctx(), real, 'failed', { at: Date.now() });
-            throw new Error('abort');
-          }),
+        transaction(db(), async (trx) => {
+          await moveIntent(trx, ctx(), real, 'failed', { at: Date.now() });
+          throw new Error('abort');
+        }),
       ).rejects.toThrow('abort');
       expect(await row(pi.id)).toEqual(real);
       expect(await eventCount()).toBe(before);

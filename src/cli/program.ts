@@ -3,16 +3,12 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { createKey, revokeKey, rotateKey } from '../modules/keys/index.js';
-import {
-  createMerchant,
-  setMerchantLimits,
-  setMerchantStatus,
-  verifyMerchant,
-} from '../modules/merchants/index.js';
+import { pino } from 'pino';
+import { revokeKey, rotateKey } from '../modules/keys/index.js';
+import { createKey, createMerchant, setMerchantLimits, setMerchantStatus, verifyMerchant } from '../modules/merchants/index.js';
 import { printDemoBanner, startCowrie } from '../main.js';
-import { checkoutUrlFor } from '../modules/payment-intents/index.js';
-import { refundView, reviewRefund } from '../modules/refunds/index.js';
+import { refundView } from '../modules/refunds/index.js';
+import { buildServices, type BuiltServices } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 
@@ -62,6 +58,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await database.close();
     }
   };
+
+  /** Opens the database (migrated) with every service built on it, runs the command, closes them. */
+  const withServices = <T>(fn: (services: BuiltServices) => Promise<T>): Promise<T> =>
+    withDb(async (database) => {
+      const services = await buildServices(getConfig(), database, { logger: pino({ level: 'silent' }) });
+      try {
+        return await fn(services);
+      } finally {
+        await services.close();
+      }
+    });
 
   const program = new Command('cowrie')
     .description('Cowrie payment-acceptance server: run it and administer merchants and keys.')
@@ -228,10 +235,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt & { succeed?: boolean; fail?: boolean }) => {
       if (Boolean(opts.succeed) === Boolean(opts.fail)) throw new CliFailure('give exactly one of --succeed and --fail', 'parameter_invalid');
-      const config = getConfig();
-      const refund = await withDb((d) =>
-        reviewRefund({ db: d.db, clock: systemClock, checkoutUrl: checkoutUrlFor(config) }, id, opts.succeed ? 'succeeded' : 'failed'),
-      );
+      const refund = await withServices((s) => s.refunds.review(id, opts.succeed ? 'succeeded' : 'failed'));
       emit(opts, { refund: refundView(refund) }, `Refund ${refund.id} of ${refund.payment_intent_id} is ${refund.status}.`);
     });
 

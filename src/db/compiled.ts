@@ -6,8 +6,8 @@
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import { engineOf } from './dialect.js';
 import type { DB } from './schema.js';
+import type { Q } from './transaction.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
 const texts = new Map<string, string>();
 /** Shapes whose parameters did not match: always compiled afresh. */

@@ -1,11 +1,11 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { CompiledQuery, PostgresAdapter, sql, type Expression, type QueryResult, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
-import pg from 'pg';
+import { PostgresAdapter, sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import type { Q } from './transaction.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
-export function engineOf(db: Kysely<DB> | Transaction<DB>): Engine {
+export function engineOf(db: Q): Engine {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
@@ -13,8 +13,14 @@ export function engineOf(db: Kysely<DB> | Transaction<DB>): Engine {
  * Row lock for a read inside a transaction. PostgreSQL takes FOR UPDATE; SQLite needs nothing because a
  * connection holds the whole database while its transaction writes, and this process has one connection.
  */
-export function forUpdate<O>(trx: Transaction<DB>, qb: SelectQueryBuilder<DB, keyof DB, O>): SelectQueryBuilder<DB, keyof DB, O> {
-  return engineOf(trx) === 'postgres' ? qb.forUpdate() : qb;
+export function forUpdate<D, TB extends keyof D, O>(
+  trx: Transaction<DB>,
+  qb: SelectQueryBuilder<D, TB, O>,
+  /** The tables (aliases) whose rows are locked, when the query joins others (an outer join's cannot be). */
+  of?: ReadonlyArray<TB & string>,
+): SelectQueryBuilder<D, TB, O> {
+  if (engineOf(trx) !== 'postgres') return qb;
+  return of ? qb.forUpdate([...of]) : qb.forUpdate();
 }
 
 /**
@@ -81,120 +87,6 @@ export function finishedTxidHorizon(engine: Engine): RawBuilder<number> | null {
   return engine === 'postgres' ? sql<number>`(pg_snapshot_xmin(pg_current_snapshot())::text::bigint)` : null;
 }
 
-/**
- * Signals `channel` when the transaction commits. PostgreSQL: NOTIFY, delivered to listeners at commit and
- * dropped on rollback; answers true. SQLite: answers false; the caller wakes its own process (a second
- * process on one SQLite file finds the work by polling).
- */
-export async function notifyOnCommit(trx: Transaction<DB> | Kysely<DB>, channel: string): Promise<boolean> {
-  if (engineOf(trx) !== 'postgres') return false;
-  await sql`select pg_notify(${channel}, '')`.execute(trx);
-  return true;
-}
-
-export interface Listener {
-  close(): Promise<void>;
-}
-
-/**
- * PostgreSQL LISTEN on a connection of its own (outside the pool), re-established a second after it
- * breaks; `onNotify` also runs after each (re)connect, since notifications sent meanwhile are lost.
- * null on SQLite.
- */
-export async function listenChannel(
-  pool: pg.Pool | null,
-  channel: string,
-  onNotify: () => void,
-  onError: (err: unknown) => void,
-): Promise<Listener | null> {
-  if (!pool) return null;
-  let client: pg.Client | null = null;
-  let closed = false;
-  let retry: NodeJS.Timeout | null = null;
-  const drop = (c: pg.Client) => {
-    c.removeAllListeners();
-    c.on('error', () => {});
-    void c.end().catch(() => {});
-    if (client === c) client = null;
-  };
-  const scheduleRetry = () => {
-    if (closed || retry) return;
-    retry = setTimeout(() => {
-      retry = null;
-      void connect();
-    }, 1000);
-    retry.unref();
-  };
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client((pool as unknown as { options: pg.ClientConfig }).options);
-    const broken = (err?: unknown) => {
-      if (err) onError(err);
-      drop(c);
-      scheduleRetry();
-    };
-    c.on('error', broken);
-    c.on('end', () => broken());
-    c.on('notification', () => onNotify());
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    } catch (err) {
-      broken(err);
-      return;
-    }
-    if (closed) return drop(c);
-    client = c;
-    onNotify();
-  };
-  await connect();
-  return {
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      const c = client;
-      client = null;
-      if (c) {
-        c.removeAllListeners();
-        c.on('error', () => {});
-        await c.end().catch(() => {});
-      }
-    },
-  };
-}
-
-interface ScriptConnection {
-  executeScript?: (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
-  executeAtomic?: (queries: readonly CompiledQuery[]) => Promise<QueryResult<unknown>[]>;
-}
-
-/**
- * Runs statements in order in the caller's transaction and answers their results. SQLite's thread takes
- * them as one message (one wake-up instead of one per statement); PostgreSQL runs them one by one.
- */
-export async function executeInOrder(trx: Transaction<DB>, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
-  return trx.getExecutor().provideConnection(async (connection) => {
-    const script = (connection as ScriptConnection).executeScript;
-    if (script) return script.call(connection, queries);
-    const results: QueryResult<unknown>[] = [];
-    for (const q of queries) results.push(await connection.executeQuery(q));
-    return results;
-  });
-}
-
-/**
- * Runs statements in order as one transaction of their own and answers their results: SQLite's thread
- * takes BEGIN, the statements and COMMIT as one message; PostgreSQL runs them in a transaction one by
- * one. Any failure rolls the whole transaction back and is thrown.
- */
-export async function executeTransaction(db: Kysely<DB>, queries: readonly CompiledQuery[]): Promise<QueryResult<unknown>[]> {
-  if (engineOf(db) === 'postgres') return db.transaction().execute((trx) => executeInOrder(trx, queries));
-  return db.getExecutor().provideConnection(async (connection) => {
-    const atomic = (connection as ScriptConnection).executeAtomic;
-    if (atomic) return atomic.call(connection, queries);
-    return db.transaction().execute((trx) => executeInOrder(trx, queries));
-  });
-}
-
 /** SQL for 16 random hexadecimal characters (64 bits from the database's random source). */
 export function randomHexSql(engine: Engine): RawBuilder<string> {
   return engine === 'postgres' ? sql<string>`substr(md5(gen_random_uuid()::text), 1, 16)` : sql<string>`lower(hex(randomblob(8)))`;
@@ -207,4 +99,20 @@ export function jsonListAdmits(engine: Engine, column: string, value: string): R
   return engine === 'postgres'
     ? sql<boolean>`(jsonb_array_length(${list}::jsonb) = 0 or exists (select 1 from jsonb_array_elements_text(${list}::jsonb) as t(v) where t.v = ${item}))`
     : sql<boolean>`(json_array_length(${list}) = 0 or exists (select 1 from json_each(${list}) as t where t.value = ${item}))`;
+}
+
+/**
+ * An INSERT that also NOTIFYs `channel` when it wrote any row, as one statement of the transaction
+ * (PostgreSQL delivers the NOTIFY at commit); its one row says how many rows it `written`. null on
+ * SQLite, which has no NOTIFY (src/db/notify.ts rings in-process instead).
+ */
+export function insertNotifying(
+  db: Q,
+  insert: InsertQueryBuilder<DB, keyof DB, unknown>,
+  channel: string,
+): CompiledQuery<{ written: number | string }> | null {
+  if (engineOf(db) !== 'postgres') return null;
+  return sql<{ written: number | string }>`with written as (${insert.returning(sql.lit(1).as('w'))}),
+    signal as (select pg_notify(${channel}, '') where exists (select 1 from written))
+    select (select count(*) from written) as written, (select count(*) from signal) as signalled`.compile(db);
 }

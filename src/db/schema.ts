@@ -1,15 +1,8 @@
 // Row types of every table. Times are integer milliseconds since the epoch (bigint on PostgreSQL,
 // INTEGER on SQLite); JSON is stored as text on both engines so one set of queries serves both.
 import type { Generated, Insertable, Selectable } from 'kysely';
-import type { CheckoutSecretsTable, PaymentLinksTable, RailPaymentsTable, WalletAllocationsTable, WalletDepositsTable } from './schema-checkout.js';
-
-export type EnvironmentColumn = 'live' | 'test';
-
-/** A merchant and one of its environments: every record belongs to exactly one. */
-export interface MerchantScope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+import type { IntentStatus } from '../modules/payment-intents/intent-view.js';
+import type { Environment } from '../shared/scope.js';
 
 export interface MerchantsTable {
   id: string;
@@ -37,7 +30,7 @@ export interface ApiKeysTable {
   id: string;
   merchant_id: string;
   app_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   type: KeyType;
   /** Hex SHA-256 of the whole key; the plaintext is never stored. */
   key_hash: string;
@@ -57,7 +50,7 @@ export interface ApiKeysTable {
 export interface CustomersTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   email: string | null;
   phone: string | null;
   name: string | null;
@@ -69,7 +62,7 @@ export interface CustomersTable {
 export interface IdempotencyKeysTable {
   merchant_id: string;
   idem_key: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   method: string;
   path: string;
   request_hash: string;
@@ -90,7 +83,7 @@ export interface SystemFlagsTable {
 export interface QuotesTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   source_currency: string;
   target_asset: string;
   side: 'customer_pays' | 'merchant_receives';
@@ -101,20 +94,10 @@ export interface QuotesTable {
   created_at: number;
 }
 
-export type IntentStatus =
-  | 'created'
-  | 'awaiting_payment'
-  | 'confirming'
-  | 'paid'
-  | 'expired'
-  | 'cancelled'
-  | 'failed'
-  | 'refunded';
-
 export interface PaymentIntentsTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   status: IntentStatus;
   amount: string;
   currency: string;
@@ -145,7 +128,7 @@ export interface PaymentIntentsTable {
 export interface PaymentAttemptsTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   payment_intent_id: string;
   payment_method: string;
   outcome: string;
@@ -164,7 +147,7 @@ export interface EventsTable {
   seq: Generated<number>;
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   type: string;
   api_version: string;
   payment_intent_id: string | null;
@@ -183,7 +166,7 @@ export type WebhookEndpointStatus = 'enabled' | 'disabled';
 export interface WebhookEndpointsTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   url: string;
   /** JSON array of event types; empty means every type. */
   events: string;
@@ -204,7 +187,7 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   endpoint_id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   status: WebhookDeliveryStatus;
   /** Attempts claimed so far (a claim counts even when the worker died before recording its outcome). */
   attempt_count: number;
@@ -251,7 +234,7 @@ export type SettlementStatus = 'pending' | 'available' | 'frozen';
 export interface SettlementsTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   payment_intent_id: string;
   asset: string;
   /** Asset amount, exactly the asset's decimals. */
@@ -268,7 +251,7 @@ export type RefundStatus = 'requested' | 'succeeded' | 'failed';
 export interface RefundsTable {
   id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   payment_intent_id: string;
   /** The intent's fiat amount and currency (full refunds only). */
   amount: string;
@@ -290,7 +273,7 @@ export interface LedgerEntriesTable {
   /** The legs of one movement share it; they sum to zero per asset. */
   movement_id: string;
   merchant_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   asset: string;
   account: string;
   /** Signed decimal: numeric on PostgreSQL (read as a string), text on SQLite. */
@@ -299,6 +282,87 @@ export interface LedgerEntriesTable {
   payment_intent_id: string | null;
   settlement_id: string | null;
   refund_id: string | null;
+  created_at: number;
+}
+
+export interface PaymentLinksTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  title: string;
+  /** Null when the customer enters the amount. */
+  amount: string | null;
+  currency: string;
+  settlement_currency: string;
+  /** Null means no cap. */
+  max_payments: number | null;
+  expires_at: number | null;
+  /** The merchant's metadata, as JSON text exactly as sent. */
+  metadata: string;
+  created_at: number;
+}
+
+export type RailPaymentState = 'pending' | 'resolving' | 'succeeded' | 'failed' | 'declined' | 'cancelled' | 'abandoned';
+
+/** A payment started on a rail that finishes later (an STK push awaiting the phone, a PayPal approval). */
+export interface RailPaymentsTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  payment_intent_id: string;
+  method: string;
+  state: RailPaymentState;
+  /** JSON: what the rail needs to finish it (the planned sandbox outcome, a masked phone number, ...). */
+  details: string;
+  /** Why it failed or was declined (card_declined, MERCHANT_LIMIT_EXCEEDED, ...). */
+  failure_code: string | null;
+  /** When the simulated provider answers (sandbox), ms. */
+  resolve_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type WalletAllocationState = 'open' | 'credited' | 'released';
+
+/**
+ * The exact amount an intent expects on one network. A partial unique index over (environment, network,
+ * asset, address, amount) WHERE state = 'open' means two open intents never share all four.
+ */
+export interface WalletAllocationsTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  payment_intent_id: string;
+  network: string;
+  asset: string;
+  address: string;
+  amount: string;
+  state: WalletAllocationState;
+  /** The intent's expiry (merchant clock, ms): an open allocation past it is released for reuse. */
+  expires_at: number;
+  created_at: number;
+}
+
+export interface WalletDepositsTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  network: string;
+  asset: string;
+  address: string;
+  amount: string;
+  tx_hash: string;
+  status: 'credited' | 'unmatched';
+  /** Why an unmatched deposit was not credited. */
+  reason: string | null;
+  payment_intent_id: string | null;
+  created_at: number;
+}
+
+export interface CheckoutSecretsTable {
+  id: string;
+  /** Hex of 32 random bytes. */
+  secret: string;
   created_at: number;
 }
 
@@ -340,3 +404,7 @@ export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 export type SettlementRow = Selectable<SettlementsTable>;
 export type RefundRow = Selectable<RefundsTable>;
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
+export type PaymentLinkRow = Selectable<PaymentLinksTable>;
+export type RailPaymentRow = Selectable<RailPaymentsTable>;
+export type WalletAllocationRow = Selectable<WalletAllocationsTable>;
+export type WalletDepositRow = Selectable<WalletDepositsTable>;

@@ -243,7 +243,7 @@ function queryResult<R>(r: Result): QueryResult<R> {
  * connection it pinned) holds the writing connection until SQLite says the transaction is over; otherwise
  * reads run on the request thread's reading connection and writes go to the writer between transactions.
  */
-class WorkerConnection implements DatabaseConnection {
+export class WorkerConnection implements DatabaseConnection {
   /** True while this handle holds the write lock: SQLite reported a transaction open on the writer. */
   holdsLock = false;
 

@@ -2,19 +2,18 @@
 // formed, right environment, known and current, rate limit, then the 403s (publishable key, suspended
 // merchant, IP allowlist, scope). The Service-Version check comes before all of them (http/context.ts).
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import type { DB } from '../db/schema.js';
 import { claimedEnvironment, hasAnyScope, ipAllowed, keyAuthenticator, parseKey, type Scope } from '../modules/keys/index.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Db } from '../db/transaction.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 export function registerAuth(
   app: FastifyInstance,
-  deps: { db: Kysely<DB>; clock: Clock; config: Config; rateLimiter: RateLimiter },
+  deps: { db: Db; clock: Clock; config: Config; rateLimiter: RateLimiter },
 ): void {
   const authenticate = keyAuthenticator(deps.db, deps.clock);
 

@@ -2,10 +2,11 @@
 // environments share an address), the authenticated key, and the headers every response carries.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hostOf, type Config, type Environment } from '../config.js';
+import { hostOf, type Config } from '../config.js';
 import type { AuthenticatedKey } from '../modules/keys/index.js';
 import type { Scope } from '../modules/keys/scopes.js';
 import { AppError } from '../shared/errors.js';
+import type { Environment } from '../shared/scope.js';
 
 export const API_VERSION = '2026-06-01';
 

@@ -4,13 +4,14 @@
 // response replayed byte for byte. Outcomes under 500 are remembered for 24 hours; a 5xx is forgotten
 // so the client can retry.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { DB, IdempotencyKeysTable } from '../db/schema.js';
-import type { Clock } from '../shared/clock.js';
+import type { IdempotencyKeysTable } from '../db/schema.js';
+import { HOUR_MS, type Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import * as repo from './idempotency.repo.js';
 import { hashBody } from './json-parser.js';
+import type { Db } from '../db/transaction.js';
 
-export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
+export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
 /** An in-progress row older than this belongs to a request that died; a retry may take it over. */
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
@@ -30,7 +31,7 @@ function pathOf(request: FastifyRequest): string {
 const EMPTY_BODY_HASH = hashBody(undefined);
 const EMPTY_OBJECT_HASH = hashBody({});
 
-export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>; clock: Clock }): void {
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
   const { db, clock } = deps;
   app.decorateRequest('idempotency', null);
 
@@ -61,9 +62,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
 
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = clock.nowMs();
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({
+      const claimed = await repo.claimKey(db, {
           merchant_id: merchantId,
           idem_key: key,
           environment: request.environment,
@@ -76,29 +75,16 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
           response_body: null,
           created_at: now,
           expires_at: now + IDEMPOTENCY_LOCK_MS,
-        })
-        .onConflict((oc) => oc.columns(['merchant_id', 'idem_key']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
+        });
+      if (claimed) {
         request.idempotency = { merchantId, key, createdAt: now };
         return false;
       }
-      const existing = await db
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('merchant_id', '=', merchantId)
-        .where('idem_key', '=', key)
-        .executeTakeFirst();
+      const existing = await repo.findKey(db, merchantId, key);
       if (!existing) continue; // forgotten between the two statements: try to claim it again
       if (existing.expires_at <= now) {
         // Past retention, or the lock of a request that died: forget it (only if still that row) and claim.
-        await db
-          .deleteFrom('idempotency_keys')
-          .where('merchant_id', '=', merchantId)
-          .where('idem_key', '=', key)
-          .where('created_at', '=', existing.created_at)
-          .where('state', '=', existing.state)
-          .execute();
+        await repo.forgetKey(db, { merchantId, key, createdAt: existing.created_at }, existing.state);
         continue;
       }
       answerExisting(request, reply, existing, path, requestHash);
@@ -127,29 +113,16 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Kysely<DB>
     idem: NonNullable<FastifyRequest['idempotency']>,
     payload: unknown,
   ): Promise<void> {
-    const where = db
-      .updateTable('idempotency_keys')
-      .where('merchant_id', '=', idem.merchantId)
-      .where('idem_key', '=', idem.key)
-      .where('created_at', '=', idem.createdAt);
     try {
       if (reply.statusCode >= 500 || typeof payload !== 'string') {
-        await db
-          .deleteFrom('idempotency_keys')
-          .where('merchant_id', '=', idem.merchantId)
-          .where('idem_key', '=', idem.key)
-          .where('created_at', '=', idem.createdAt)
-          .execute();
+        await repo.forgetKey(db, idem);
       } else {
-        await where
-          .set({
-            state: 'done',
-            status_code: reply.statusCode,
-            content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-            response_body: payload,
-            expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
-          })
-          .execute();
+        await repo.saveResponse(db, idem, {
+          status_code: reply.statusCode,
+          content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          response_body: payload,
+          expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+        });
       }
     } catch (err) {
       // The response still goes out; the key's lock lapses after IDEMPOTENCY_LOCK_MS.

@@ -3,8 +3,8 @@
 // limit holds across every server process sharing it; with SQLite (one process) they live in memory.
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Environment } from '../config.js';
 import { batcher } from '../db/batcher.js';
+import type { Environment } from '../shared/scope.js';
 
 export interface RateDecision {
   allowed: boolean;

@@ -1,12 +1,7 @@
 // Schemas shared by every route: the response metadata, the error envelope, list envelopes, enums.
 import { Type, type TSchema } from 'typebox';
 import { METADATA_DESCRIPTION, METADATA_LIMITS } from '../shared/metadata.js';
-import type { RawJson } from '../shared/raw-json.js';
-
-/** A string enum as JSON Schema `enum` (clear validation messages, clean OpenAPI). */
-export function StringEnum<const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
-}
+import { StringEnum } from '../shared/schema.js';
 
 export const EnvironmentName = StringEnum(['test', 'live'] as const);
 
@@ -68,17 +63,6 @@ export const Metadata = Type.Unsafe<Record<string, unknown>>({
   'x-metadata': true,
   description: METADATA_DESCRIPTION,
 });
-
-/**
- * A value a response carries as its JSON text (RawJson), written as is: the schema documents its shape,
- * and the serializer writes the text (src/http/validation.ts).
- */
-export function RawJsonOf(schema: TSchema) {
-  return Type.Unsafe<RawJson>({ ...schema, 'x-raw-json': true });
-}
-
-/** `metadata` in a response: the text stored, exactly as the merchant sent it. */
-export const MetadataRecord = RawJsonOf(Type.Object({}, { additionalProperties: true, description: METADATA_DESCRIPTION }));
 
 /** An amount: a decimal string, never a JSON number. */
 export function DecimalString(description?: string) {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { MerchantScope } from '../db/schema.js';
 import type { AuthenticatedKey } from '../modules/keys/index.js';
+import type { MerchantScope } from '../shared/scope.js';
 
 export interface RequestScope extends MerchantScope {
   key: AuthenticatedKey;

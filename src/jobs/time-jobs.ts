@@ -1,25 +1,33 @@
-// Background jobs that follow the clock. They run every COWRIE_JOB_INTERVAL_MS in every server process
-// (each step is idempotent and row-locked, so processes can overlap), and a sandbox clock advance runs
-// them at once for that merchant.
+// Background jobs that follow the clock: the expiry sweep and settlement maturing. They run every
+// COWRIE_JOB_INTERVAL_MS in every server process (each step is idempotent and row-locked, so processes can
+// overlap), and a sandbox clock advance runs them at once for that merchant.
 import type { Logger } from 'pino';
-import { expireOverdueIntents, type IntentContext } from '../modules/payment-intents/index.js';
+import type { Db } from '../db/transaction.js';
+import type { MerchantClocks } from '../shared/clock.js';
+import type { MerchantScope } from '../shared/scope.js';
+import type { IntentService } from '../modules/payment-intents/index.js';
 import { matureDueSettlements } from '../modules/settlements/index.js';
 
-export async function runTimeJobs(ctx: IntentContext, scope: { merchantId?: string; environment?: 'live' | 'test' } = {}): Promise<void> {
-  await expireOverdueIntents(ctx, scope);
-  await matureDueSettlements(ctx.db, ctx.clock, scope);
+/** Runs every time-based job once, for every merchant or for one merchant's environment. */
+export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
+
+export function timeJobs(deps: { db: Db; clocks: MerchantClocks; intents: IntentService }): RunTimeJobs {
+  return async (scope = {}) => {
+    await deps.intents.expireOverdue(scope);
+    await matureDueSettlements(deps.db, deps.clocks, scope);
+  };
 }
 
 export interface JobRunner {
   stop(): Promise<void>;
 }
 
-export function startTimeJobs(ctx: IntentContext, intervalMs: number, logger: Logger): JobRunner {
+export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logger): JobRunner {
   let running: Promise<void> | null = null;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
-    running = runTimeJobs(ctx)
+    running = run()
       .catch((err: unknown) => logger.error({ err }, 'time jobs failed'))
       .finally(() => {
         running = null;

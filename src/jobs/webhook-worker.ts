@@ -2,17 +2,14 @@
 // each signed event, records every attempt and schedules the next one on the retry ladder. It sleeps until
 // woken: by PostgreSQL NOTIFY when an event's transaction commits, by the in-process bell on SQLite, by a
 // finished attempt, or by the next due time (retries, and leases of dead workers running out).
-import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { listenChannel, type Listener } from '../db/dialect.js';
-import type { DB } from '../db/schema.js';
+import { subscribe, type Subscription } from '../db/notify.js';
+import { DELIVERY_CHANNEL } from '../modules/events/index.js';
 import {
-  DELIVERY_CHANNEL,
   WebhookSender,
   claimDueDeliveries,
-  deliveryBell,
   deliveryHeaders,
   nextDueAt,
   recordOutcomes,
@@ -22,6 +19,7 @@ import {
   type ClaimedAttempt,
 } from '../modules/webhooks/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { Db } from '../db/transaction.js';
 
 /** The longest the worker sleeps without looking (another process's work on SQLite, missed signals). */
 const POLL_MS = 1000;
@@ -37,7 +35,7 @@ export interface DeliveryWorker {
 }
 
 export interface DeliveryWorkerOptions {
-  db: Kysely<DB>;
+  db: Db;
   /** The pg pool on PostgreSQL (its settings open the LISTEN connection), else null. */
   pool: pg.Pool | null;
   config: Config['webhooks'];
@@ -206,10 +204,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     }
   };
 
-  deliveryBell.on('ring', wake);
-  let listener: Listener | null = null;
+  let subscription: Subscription | null = null;
   try {
-    listener = await listenChannel(opts.pool, DELIVERY_CHANNEL, wake, (err) => logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'));
+    subscription = await subscribe(opts.pool, DELIVERY_CHANNEL, wake, (err) => logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'));
   } catch (err) {
     logger.warn({ err }, 'webhook LISTEN unavailable; polling');
   }
@@ -219,7 +216,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     async stop() {
       if (stopped) return;
       stopped = true;
-      deliveryBell.off('ring', wake);
+      await subscription?.close();
       wake();
       await running;
       await Promise.all([...claims]);
@@ -230,7 +227,6 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
         await Promise.all([...attempts]);
       }
       await flushing;
-      await listener?.close();
       await sender.close();
     },
   };

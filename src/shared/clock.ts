@@ -1,5 +1,11 @@
 // Time for all domain code. Nothing in src/modules calls Date.now(): it asks a Clock, so tests and the
-// sandbox clock (a per-merchant offset layered on this one) can move time.
+// sandbox clock (a per-merchant offset layered on the base clock) can move time.
+import type { MerchantScope } from './scope.js';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   nowMs(): number;
@@ -30,6 +36,7 @@ export class ManualClock implements Clock {
 
 /** A clock running `offsetMs` ahead of another (the sandbox clock of a merchant). */
 export function offsetClock(base: Clock, offsetMs: number): Clock {
+  if (offsetMs === 0) return base;
   return {
     nowMs: () => base.nowMs() + offsetMs,
     now: () => new Date(base.nowMs() + offsetMs),
@@ -39,4 +46,46 @@ export function offsetClock(base: Clock, offsetMs: number): Clock {
 /** ISO 8601 in UTC with milliseconds, the one format of every date-time the API returns. */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** Where each merchant's sandbox offset is kept (the database; src/db/sandbox-offsets.ts). */
+export interface SandboxOffsets {
+  offsetMs(merchantId: string): Promise<number>;
+  /** Moves the offset forward by `deltaMs`; answers the new offset. */
+  advance(merchantId: string, deltaMs: number, nowMs: number): Promise<number>;
+}
+
+/**
+ * The one way to read a merchant's clock: live time for live, live time plus the merchant's sandbox offset
+ * for sandbox. Live time never moves.
+ */
+export class MerchantClocks {
+  constructor(
+    readonly base: Clock,
+    private readonly offsets: SandboxOffsets,
+  ) {}
+
+  /**
+   * The clock of a merchant's environment. A request's scope carries the offset read with its API key
+   * (`sandboxOffsetMs`), which saves a query.
+   */
+  async of(scope: MerchantScope & { sandboxOffsetMs?: number }): Promise<Clock> {
+    if (scope.environment === 'live') return this.base;
+    const offset = scope.sandboxOffsetMs ?? (await this.offsets.offsetMs(scope.merchantId));
+    return offsetClock(this.base, offset);
+  }
+
+  /** Now, by the merchant's clock, in ms. */
+  async nowMs(scope: MerchantScope & { sandboxOffsetMs?: number }): Promise<number> {
+    return (await this.of(scope)).nowMs();
+  }
+
+  sandboxOffsetMs(merchantId: string): Promise<number> {
+    return this.offsets.offsetMs(merchantId);
+  }
+
+  /** Moves a merchant's sandbox time forward; answers the new offset. */
+  advanceSandbox(merchantId: string, seconds: number): Promise<number> {
+    return this.offsets.advance(merchantId, seconds * 1000, this.base.nowMs());
+  }
 }

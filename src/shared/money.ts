@@ -8,6 +8,7 @@
 //   currency's decimals, for the same reason;
 // - values are always returned with exactly their unit's number of decimals ("1500.00", "11.583012").
 import { Decimal } from 'decimal.js';
+import { AppError } from './errors.js';
 
 export { Decimal };
 
@@ -79,4 +80,40 @@ export function formatAmount(value: Decimal, unit: FiatCurrency | SettlementAsse
 /** Rounded up (away from zero) to the unit's decimals. */
 export function roundUp(value: Decimal, unit: FiatCurrency | SettlementAsset): Decimal {
   return value.toDecimalPlaces(decimalsOf(unit), Decimal.ROUND_UP);
+}
+
+// Conversions between fiat and settlement assets at a rate (fiat per one unit of the asset). No fee or
+// spread is added in this version; both round up, in the merchant's favour.
+
+/** Asset amount the customer pays for a fiat amount. */
+export function assetForFiat(fiat: Decimal, rate: Decimal, asset: SettlementAsset): Decimal {
+  return roundUp(fiat.div(rate), asset);
+}
+
+/** Fiat amount that buys an asset amount. */
+export function fiatForAsset(assetAmount: Decimal, rate: Decimal, currency: FiatCurrency): Decimal {
+  return roundUp(assetAmount.mul(rate), currency);
+}
+
+/** A fiat currency code, or 400 parameter_invalid naming `param`. */
+export function requireFiat(code: string, param: string): FiatCurrency {
+  if (!isFiat(code)) throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported currency`, { param });
+  return code;
+}
+
+/** A settlement asset code, or 400 parameter_invalid naming `param`. */
+export function requireAsset(code: string, param: string): SettlementAsset {
+  if (!isAsset(code)) {
+    throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported settlement asset (USDT, USDC, BTC, ETH, SOL)`, {
+      param,
+    });
+  }
+  return code;
+}
+
+/** An amount in a unit (see parseAmount), or 400 parameter_invalid naming `param`. */
+export function requireAmount(text: string, unit: FiatCurrency | SettlementAsset, param: string): Decimal {
+  const parsed = parseAmount(text, unit);
+  if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid ${param}: ${parsed.message}`, { param });
+  return parsed.value;
 }

@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startCowrie, type Running } from '../../src/main.js';
-import { createMerchant, type CreatedMerchant } from '../../src/modules/merchants/index.js';
-import { createKey, type IssuedKey } from '../../src/modules/keys/index.js';
+import { createKey, createMerchant, type CreatedMerchant } from '../../src/modules/merchants/index.js';
+import type { IssuedKey } from '../../src/modules/keys/index.js';
 import { randomBase62 } from '../../src/shared/ids.js';
 import type { Clock } from '../../src/shared/clock.js';
 

@@ -4,8 +4,7 @@ import { expect } from 'vitest';
 import { Decimal } from 'decimal.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
-import { applyPaymentOutcome, intentContext, type PaymentOutcome, type PaymentMethod } from '../../src/modules/payment-intents/index.js';
-import { loadRateTable } from '../../src/modules/rates/index.js';
+import type { PaymentOutcome, PaymentMethod } from '../../src/modules/payment-intents/index.js';
 import type { TestServer } from './harness.js';
 
 export interface IntentBody {
@@ -44,8 +43,7 @@ export async function paidSandboxIntent(s: TestServer, method = 'card', body: In
 
 /** A live payment outcome, applied as a live rail's callback would (there is no live simulate endpoint). */
 export async function applyLive(s: TestServer, intentId: string, method: PaymentMethod, outcome: PaymentOutcome = 'success', merchantId?: string) {
-  const ctx = intentContext({ db: s.running.database.db, clock: s.running.clock, rates: loadRateTable(s.config.ratesFile), config: s.config });
-  return applyPaymentOutcome(ctx, { merchantId: merchantId ?? s.merchant.merchant.id, environment: 'live' }, { intentId, method, outcome });
+  return s.running.services.payments.apply({ merchantId: merchantId ?? s.merchant.merchant.id, environment: 'live' }, { intentId, method, outcome });
 }
 
 export async function advanceClock(s: TestServer, seconds: number, key?: string): Promise<void> {

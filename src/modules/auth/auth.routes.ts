@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { errorResponses } from '../../http/openapi.js';
-import { EnvironmentName, StringEnum, withMeta } from '../../http/schemas.js';
+import { EnvironmentName, withMeta } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
 import { ipAllowed } from '../keys/index.js';
@@ -27,7 +27,7 @@ const VerifyResponse = withMeta(
   { title: 'AuthVerification' },
 );
 
-export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app) => {
+export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/auth/verify',
     {

@@ -1,21 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
+import type { Db } from '../../db/transaction.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { metaProperties } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { listBalances } from './balances.service.js';
-
-export const BalanceEntryRecord = Type.Object(
-  {
-    asset: Type.String(),
-    total: Type.String({ description: 'available + on_hold' }),
-    available: Type.String({ description: 'Spendable now' }),
-    on_hold: Type.String({ description: 'Pending settlements, frozen (disputed) settlements and funds reserved for requested refunds' }),
-  },
-  { title: 'BalanceEntry' },
-);
+import { BalanceEntryRecord, listBalances } from './balances.service.js';
 
 /** A plain list (section 2.10): `object` and `data` only, no cursor. */
 const BalanceList = Type.Object(
@@ -23,7 +13,7 @@ const BalanceList = Type.Object(
   { title: 'BalanceList' },
 );
 
-export const balanceRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const balanceRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
     '/balances',
     {
@@ -36,6 +26,6 @@ export const balanceRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         response: { 200: BalanceList, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => withResponseMeta(request, { object: 'list' as const, data: await listBalances(deps.db, requireAuth(request)) }),
+    async (request) => withResponseMeta(request, { object: 'list' as const, data: await listBalances(db, requireAuth(request)) }),
   );
 };

@@ -1,18 +1,23 @@
 // Balances (spec 2.5, 4.6; DECISIONS "Settlements, balances, reports"): derived from the ledger, one entry
 // per asset the merchant has ever held in this environment.
-import type { Kysely } from 'kysely';
-import type { DB, EnvironmentColumn } from '../../db/schema.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
 import { ACCOUNTS, accountBalances } from '../ledger/index.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { Type, type Static } from 'typebox';
+import type { Db } from '../../db/transaction.js';
 
-export interface BalanceEntry {
-  asset: string;
-  total: string;
-  available: string;
-  on_hold: string;
-}
+export const BalanceEntryRecord = Type.Object(
+  {
+    asset: Type.String(),
+    total: Type.String({ description: 'available + on_hold' }),
+    available: Type.String({ description: 'Spendable now' }),
+    on_hold: Type.String({ description: 'Pending settlements, frozen (disputed) settlements and funds reserved for requested refunds' }),
+  },
+  { title: 'BalanceEntry' },
+);
+export type BalanceEntry = Static<typeof BalanceEntryRecord>;
 
-export async function listBalances(db: Kysely<DB>, scope: { merchantId: string; environment: EnvironmentColumn }): Promise<BalanceEntry[]> {
+export async function listBalances(db: Db, scope: MerchantScope): Promise<BalanceEntry[]> {
   const byAsset = await accountBalances(db, scope);
   const zero = new Decimal(0);
   return [...byAsset.entries()]

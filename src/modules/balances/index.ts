@@ -1,2 +1,2 @@
 export { balanceRoutes } from './balances.routes.js';
-export { listBalances, type BalanceEntry } from './balances.service.js';
+export { BalanceEntryRecord, listBalances, type BalanceEntry } from './balances.service.js';

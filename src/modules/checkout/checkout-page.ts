@@ -1,6 +1,6 @@
 // Server-rendered pages of the hosted checkout: no inline script or style (the Content-Security-Policy
 // forbids both), one small script and one stylesheet from our own origin, readable without the script.
-import type { PaymentLinkRow } from '../../db/schema-checkout.js';
+import type { PaymentLinkRow } from '../../db/schema.js';
 import { WALLET_ASSETS, WALLET_NETWORKS, WALLET_NETWORK_NAMES } from '../rails/index.js';
 import { METHOD_LABELS, returnUrlOf, statusDetail, statusHeadline, FINAL_STATUSES, type CheckoutIntent } from './checkout.service.js';
 

@@ -7,15 +7,15 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
-import { originOf } from '../../config.js';
-import { StringEnum } from '../../http/schemas.js';
 import { AppError } from '../../shared/errors.js';
-import { intentContext, PAYMENT_METHODS } from '../payment-intents/index.js';
-import { findLinkInEnvironment, openLink } from '../payment-links/index.js';
+import { StringEnum } from '../../shared/schema.js';
+import type { Environment } from '../../shared/scope.js';
+import { findMerchantName } from '../merchants/index.js';
+import { PAYMENT_METHODS } from '../payment-intents/index.js';
 import { amountPage, checkoutPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
-import { customerError, loadCheckout, networkName, qrDataUrl, statusView, type CheckoutIntent } from './checkout.service.js';
-import { CheckoutTokens, loadCheckoutSecret } from './csrf.js';
+import { loadCheckoutSecret } from './checkout.repo.js';
+import { customerError, loadCheckout, networkName, qrDataUrl, statusView, type CheckoutDeps, type CheckoutIntent } from './checkout.service.js';
+import { CheckoutTokens } from './csrf.js';
 
 export const CHECKOUT_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -66,15 +66,18 @@ const DepositBody = Type.Object(
 const IntentParams = Type.Object({ id: Type.String({ maxLength: 80 }) });
 const PaypalParams = Type.Object({ id: Type.String({ maxLength: 80 }), ref: Type.String({ maxLength: 80 }) });
 
-export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const ctx = intentContext(deps);
-  const tokens = new CheckoutTokens(await loadCheckoutSecret(deps.db, deps.clock));
+export interface CheckoutRouteDeps extends CheckoutDeps {
+  /** The origin of each environment's base URL (the checkout's own). */
+  origins: Record<Environment, string>;
+}
+
+export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps }> = async (app, { deps }) => {
+  const tokens = new CheckoutTokens(await loadCheckoutSecret(deps.db, deps.clocks.base.nowMs()));
   const script = loadAsset('checkout.js', 'text/javascript; charset=utf-8');
   const style = loadAsset('checkout.css', 'text/css; charset=utf-8');
   const assets: Assets = { script: script.path, style: style.path };
-  const secure = (env: 'live' | 'test') => originOf(env === 'live' ? deps.config.liveUrl : deps.config.sandboxUrl).startsWith('https:');
+  const secure = (env: Environment) => deps.origins[env].startsWith('https:');
   const publicRoute = { config: { access: 'public' as const }, schema: { hide: true } };
-  app.addHook('onClose', async () => deps.rails.close());
 
   for (const a of [script, style]) {
     app.get(a.path, publicRoute, async (_request, reply) =>
@@ -89,13 +92,13 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       .send(messagePage(assets, request.environment === 'test', 'Payment not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
 
   async function requireCheckout(request: FastifyRequest, id: string): Promise<CheckoutIntent> {
-    const c = await loadCheckout(ctx, deps.rails, request.environment, id);
+    const c = await loadCheckout(deps, request.environment, id);
     if (!c) throw new AppError('resource_missing', 'No such payment.', { param: 'id' });
     return c;
   }
 
   app.get('/checkout/:id', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) => {
-    const c = await loadCheckout(ctx, deps.rails, request.environment, request.params.id);
+    const c = await loadCheckout(deps, request.environment, request.params.id);
     if (!c) return notFoundPage(request, reply);
     const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
     const base = `/checkout/${c.row.id}`;
@@ -162,7 +165,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
   );
 
   app.get('/checkout/:id/paypal/:ref', { ...publicRoute, schema: { hide: true, params: PaypalParams } }, async (request, reply) => {
-    const c = await loadCheckout(ctx, deps.rails, request.environment, request.params.id);
+    const c = await loadCheckout(deps, request.environment, request.params.id);
     if (!c) return notFoundPage(request, reply);
     const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
     const base = `/checkout/${c.row.id}`;
@@ -197,14 +200,14 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     async (request, reply) => {
       securityHeaders(reply);
       const sandbox = request.environment === 'test';
-      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id) ? await findLinkInEnvironment(deps.db, request.environment, request.params.id) : undefined;
+      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id) ? await deps.links.findPublic(request.environment, request.params.id) : undefined;
       if (!link) {
         return reply.code(404).type('text/html; charset=utf-8').send(messagePage(assets, sandbox, 'Payment link not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
       }
       // A HEAD (a link checker, a preview) must not mint an intent.
       if (request.method === 'HEAD') return reply.code(200).type('text/html; charset=utf-8').send();
-      const merchant = await deps.db.selectFrom('merchants').select('name').where('id', '=', link.merchant_id).executeTakeFirstOrThrow();
-      const opened = await openLink(ctx, link, request.query.amount);
+      const merchant = { name: (await findMerchantName(deps.db, link.merchant_id)) ?? '' };
+      const opened = await deps.links.open(link, request.query.amount);
       switch (opened.kind) {
         case 'inactive':
           return reply

@@ -1,15 +1,14 @@
 // What the hosted checkout reads and does: the intent as the customer may see it, its live status, and
 // pay actions handed to the rail of the chosen method. Nothing here reveals a key, a merchant id or any
 // field the page does not show.
-import type { Environment } from '../../config.js';
-import type { PaymentIntentRow } from '../../db/schema.js';
-import type { RailPaymentRow } from '../../db/schema-checkout.js';
-import { isoTime } from '../../shared/clock.js';
+import type { PaymentIntentRow, RailPaymentRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
+import { isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
-import { getIntentRow, PAYMENT_METHODS, type IntentContext, type PaymentMethod } from '../payment-intents/index.js';
-import { countPaidIntents } from '../payment-links/index.js';
+import type { Environment } from '../../shared/scope.js';
+import { findIntentWithMerchantName, isOverdue, PAYMENT_METHODS, type IntentService, type PaymentMethod } from '../payment-intents/index.js';
+import type { LinkService } from '../payment-links/index.js';
 import { latestRailPayment, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
 
 export interface CheckoutIntent {
   row: PaymentIntentRow;
@@ -31,43 +30,37 @@ export const METHOD_LABELS: Record<PaymentMethod, string> = {
   external_wallet: 'Crypto wallet',
 };
 
+export interface CheckoutDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  links: LinkService;
+  rails: RailRegistry;
+}
+
 /** Loads an intent by its unguessable id within the request's environment; null when there is none. */
-export async function loadCheckout(ctx: IntentContext, rails: RailRegistry, environment: Environment, id: string): Promise<CheckoutIntent | null> {
+export async function loadCheckout(deps: CheckoutDeps, environment: Environment, id: string): Promise<CheckoutIntent | null> {
   if (!/^pi_[0-9A-Za-z]{1,64}$/.test(id)) return null;
-  const found = await ctx.db
-    .selectFrom('payment_intents as pi')
-    .innerJoin('merchants as m', 'm.id', 'pi.merchant_id')
-    .selectAll('pi')
-    .select('m.name as merchant_name')
-    .where('pi.id', '=', id)
-    .where('pi.environment', '=', environment)
-    .executeTakeFirst();
+  const found = await findIntentWithMerchantName(deps.db, environment, id);
   if (!found) return null;
-  const { merchant_name, ...intent } = found;
-  let row: PaymentIntentRow = intent;
-  const clock = await merchantClock(ctx.db, ctx.clock, row.merchant_id, row.environment);
-  const now = clock.nowMs();
-  if (row.status === 'awaiting_payment' && row.expires_at <= now) {
-    row = await getIntentRow(ctx, { merchantId: row.merchant_id, environment: row.environment }, row.id);
-  }
-  let attempt = (await latestRailPayment(ctx.db, row.id)) ?? null;
+  let row = found.row;
+  const scope = { merchantId: row.merchant_id, environment: row.environment };
+  const now = await deps.clocks.nowMs(scope);
+  if (isOverdue(row, now)) row = await deps.intents.getRow(scope, row.id);
+  let attempt = (await latestRailPayment(deps.db, row.id)) ?? null;
   if (attempt && attempt.state === 'pending') {
     // Ask the rail about a pending payment (the sandbox phone may have answered).
-    const rail = rails.railFor(row.environment, attempt.method as PaymentMethod);
+    const rail = deps.rails.railFor(row.environment, attempt.method as PaymentMethod);
     if (rail?.poll && attempt.resolve_at !== null && attempt.resolve_at <= now) {
-      await rail.poll({ merchantId: row.merchant_id, environment: row.environment }, attempt.id);
-      row = await getIntentRow(ctx, { merchantId: row.merchant_id, environment: row.environment }, row.id);
-      attempt = (await latestRailPayment(ctx.db, row.id)) ?? null;
+      await rail.poll(scope, attempt.id);
+      row = await deps.intents.getRow(scope, row.id);
+      attempt = (await latestRailPayment(deps.db, row.id)) ?? null;
     }
   }
   const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
-  const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && rails.railFor(row.environment, m) !== null);
-  let linkFull = false;
-  if (row.payment_link !== null && row.status === 'awaiting_payment') {
-    const link = await ctx.db.selectFrom('payment_links').select('max_payments').where('id', '=', row.payment_link).executeTakeFirst();
-    linkFull = link?.max_payments != null && (await countPaidIntents(ctx.db, row.payment_link)) >= link.max_payments;
-  }
-  return { row, merchantName: merchant_name, now, methods, linkFull, attempt };
+  const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && deps.rails.railFor(row.environment, m) !== null);
+  const linkFull = row.payment_link !== null && row.status === 'awaiting_payment' && (await deps.links.isFull(row.payment_link));
+  return { row, merchantName: found.merchantName, now, methods, linkFull, attempt };
 }
 
 export const FINAL_STATUSES = new Set(['paid', 'failed', 'expired', 'cancelled', 'refunded']);

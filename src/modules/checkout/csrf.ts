@@ -5,28 +5,10 @@
 // the Origin header, when present, must be our own.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 
 export const CSRF_COOKIE = 'cowrie_checkout';
 export const CSRF_HEADER = 'x-checkout-token';
-
-/** The per-database key, created on first use. */
-export async function loadCheckoutSecret(db: Kysely<DB>, clock: Clock): Promise<Buffer> {
-  const read = () => db.selectFrom('checkout_secrets').select('secret').where('id', '=', 'csrf').executeTakeFirst();
-  let row = await read();
-  if (!row) {
-    await db
-      .insertInto('checkout_secrets')
-      .values({ id: 'csrf', secret: randomBytes(32).toString('hex'), created_at: clock.nowMs() })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    row = await read();
-  }
-  return Buffer.from(row!.secret, 'hex');
-}
 
 export class CheckoutTokens {
   constructor(private readonly key: Buffer) {}

@@ -1,18 +1,17 @@
 import { engineOf } from '../../db/dialect.js';
-import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { CustomerRow, CustomersTable, DB, MerchantScope } from '../../db/schema.js';
-import { keysetPage, type Cursor } from '../../http/pagination.js';
+import type { Insertable } from 'kysely';
+import type { CustomerRow, CustomersTable } from '../../db/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Q } from '../../db/transaction.js';
+import { keysetPage, type Cursor } from '../../db/pagination.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
 
 export async function insertCustomer(db: Q, row: Insertable<CustomersTable>): Promise<void> {
   await db.insertInto('customers').values(row).execute();
 }
 
-export async function findCustomer(db: Q, scope: Scope, id: string): Promise<CustomerRow | undefined> {
+export async function findCustomer(db: Q, scope: MerchantScope, id: string): Promise<CustomerRow | undefined> {
   return db
     .selectFrom('customers')
     .selectAll()
@@ -22,7 +21,7 @@ export async function findCustomer(db: Q, scope: Scope, id: string): Promise<Cus
     .executeTakeFirst();
 }
 
-export async function listCustomers(db: Q, scope: Scope, cursor: Cursor | null, limit: number): Promise<CustomerRow[]> {
+export async function listCustomers(db: Q, scope: MerchantScope, cursor: Cursor | null, limit: number): Promise<CustomerRow[]> {
   const base = db
     .selectFrom('customers')
     .selectAll()

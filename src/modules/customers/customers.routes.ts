@@ -1,26 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { IdParams, ListOf, Metadata, MetadataRecord, withMeta } from '../../http/schemas.js';
+import { IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
 import { errorResponses } from '../../http/openapi.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
-import * as service from './customers.service.js';
+import { CustomerRecord, customerProperties } from './customer.view.js';
+import type { CustomerService } from './customers.service.js';
 
-const customerProperties = {
-  id: Type.String({ description: 'Identifier, prefix `cus_`' }),
-  object: Type.Literal('customer'),
-  email: Type.Union([Type.String(), Type.Null()]),
-  phone: Type.Union([Type.String(), Type.Null()]),
-  name: Type.Union([Type.String(), Type.Null()]),
-  reference: Type.Union([Type.String(), Type.Null()], { description: "The merchant's own customer id" }),
-  metadata: MetadataRecord,
-  created_at: Type.String({ format: 'date-time' }),
-  livemode: Type.Boolean(),
-};
-
-export const CustomerRecord = Type.Object(customerProperties, { title: 'Customer' });
 const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
 
 const CreateCustomerBody = Type.Object(
@@ -40,8 +27,7 @@ const CreateCustomerBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const customerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const { db, clock } = deps;
+export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerService }> = async (app, { customers }) => {
 
   app.post(
     '/customers',
@@ -56,7 +42,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     },
     async (request, reply) => {
       const auth = requireAuth(request);
-      const customer = await service.createCustomer(db, clock, auth, request.body);
+      const customer = await customers.create(auth, request.body);
       return reply.code(201).send(withResponseMeta(request, customer));
     },
   );
@@ -74,7 +60,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
     },
     async (request) => {
       const auth = requireAuth(request);
-      const page = await service.listCustomers(db, auth, { limit: request.query.limit, startingAfter: request.query.starting_after });
+      const page = await customers.list(auth, { limit: request.query.limit, startingAfter: request.query.starting_after });
       return withResponseMeta(request, page);
     },
   );
@@ -90,6 +76,6 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         response: { 200: CustomerResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.getCustomer(db, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await customers.get(requireAuth(request), request.params.id)),
   );
 };

@@ -1,11 +1,13 @@
-import type { Kysely } from 'kysely';
-import type { CustomerRow, DB } from '../../db/schema.js';
-import { unknownCursor, toPage, type Page } from '../../http/pagination.js';
+// Customers (spec 2.8, 4.8; DECISIONS "Customers"): the merchant's stored customer records.
+import { readPage, type Page } from '../../db/pagination.js';
+import type { CustomerRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
-import { isoTime } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
+import { jsonTextOf } from '../../shared/raw-json.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { customerView, type Customer } from './customer.view.js';
 import * as repo from './customers.repo.js';
 
 export interface CustomerInput {
@@ -16,33 +18,11 @@ export interface CustomerInput {
   metadata?: object;
 }
 
-export interface Customer {
-  id: string;
-  object: 'customer';
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  reference: string | null;
-  metadata: RawJson;
-  created_at: string;
-  livemode: boolean;
-}
+export class CustomerService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
-export function customerView(row: CustomerRow): Customer {
-  return {
-    id: row.id,
-    object: 'customer',
-    email: row.email,
-    phone: row.phone,
-    name: row.name,
-    reference: row.reference,
-    metadata: new RawJson(row.metadata),
-    created_at: isoTime(row.created_at),
-    livemode: row.environment === 'live',
-  };
-}
-
-export async function createCustomer(db: Kysely<DB>, clock: Clock, scope: repo.Scope, input: CustomerInput): Promise<Customer> {
+  async create(scope: MerchantScope, input: CustomerInput): Promise<Customer> {
+    const { db, clock } = this.deps;
   const row: CustomerRow = {
     id: newId('customer'),
     merchant_id: scope.merchantId,
@@ -56,24 +36,21 @@ export async function createCustomer(db: Kysely<DB>, clock: Clock, scope: repo.S
   };
   await repo.insertCustomer(db, row);
   return customerView(row);
-}
+  }
 
-export async function getCustomer(db: Kysely<DB>, scope: repo.Scope, id: string): Promise<Customer> {
-  const row = await repo.findCustomer(db, scope, id);
+  async get(scope: MerchantScope, id: string): Promise<Customer> {
+  const row = await repo.findCustomer(this.deps.db, scope, id);
   if (!row) throw notFound('customer', id);
   return customerView(row);
-}
-
-export async function listCustomers(
-  db: Kysely<DB>,
-  scope: repo.Scope,
-  opts: { limit: number; startingAfter?: string },
-): Promise<Page<Customer>> {
-  let cursor = null;
-  if (opts.startingAfter !== undefined) {
-    cursor = await repo.findCustomer(db, scope, opts.startingAfter);
-    if (!cursor) throw unknownCursor(opts.startingAfter);
   }
-  const rows = await repo.listCustomers(db, scope, cursor, opts.limit);
-  return toPage(rows, opts.limit, customerView);
+
+  async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string }): Promise<Page<Customer>> {
+    const db = this.deps.db;
+    return readPage(
+      opts,
+      (id) => repo.findCustomer(db, scope, id),
+      (cursor, limit) => repo.listCustomers(db, scope, cursor, limit),
+      customerView,
+    );
+  }
 }

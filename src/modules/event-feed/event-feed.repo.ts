@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
 import { engineOf, finishedTxidHorizon } from '../../db/dialect.js';
-import type { DB, MerchantScope } from '../../db/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Db } from '../../db/transaction.js';
 
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
 
 export interface FeedPosition {
   txid: number;
@@ -15,7 +13,7 @@ export interface FeedRow extends FeedPosition {
   payload: string;
 }
 
-export async function findPosition(db: Kysely<DB>, scope: Scope, id: string): Promise<FeedPosition | undefined> {
+export async function findPosition(db: Db, scope: MerchantScope, id: string): Promise<FeedPosition | undefined> {
   const row = await db
     .selectFrom('events')
     .select(['txid', 'seq'])
@@ -33,8 +31,8 @@ export async function findPosition(db: Kysely<DB>, scope: Scope, id: string): Pr
  * newest first.
  */
 export async function feedRows(
-  db: Kysely<DB>,
-  scope: Scope,
+  db: Db,
+  scope: MerchantScope,
   opts: { after: FeedPosition | null; limit: number; type?: string },
 ): Promise<FeedRow[]> {
   let q = db

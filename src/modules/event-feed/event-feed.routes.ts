@@ -1,25 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
+import type { Db } from '../../db/transaction.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { ListOf, RawJsonOf, StringEnum } from '../../http/schemas.js';
+import { ListOf } from '../../http/schemas.js';
+import { RawJsonOf, StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
-import { EVENT_TYPES } from '../events/index.js';
+import { EVENT_TYPES, EventSchema } from '../events/index.js';
 import { readFeed } from './event-feed.service.js';
 
-export const EventRecord = RawJsonOf(Type.Object(
-  {
-    id: Type.String({ description: 'Identifier, prefix `evt_`' }),
-    object: Type.Literal('event'),
-    type: StringEnum(EVENT_TYPES),
-    api_version: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    livemode: Type.Boolean(),
-    data: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { title: 'Event' },
-));
+export const EventRecord = RawJsonOf(EventSchema);
 
 const FeedQuery = Type.Object(
   {
@@ -32,7 +22,7 @@ const FeedQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const eventFeedRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const eventFeedRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
     '/events',
     {
@@ -48,7 +38,7 @@ export const eventFeedRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asy
     },
     async (request) => {
       const q = request.query;
-      return withResponseMeta(request, await readFeed(deps.db, requireAuth(request), { limit: q.limit, after: q.after, type: q.type }));
+      return withResponseMeta(request, await readFeed(db, requireAuth(request), { limit: q.limit, after: q.after, type: q.type }));
     },
   );
 };

@@ -1,15 +1,15 @@
 // The event feed (spec 4.7; DECISIONS "Webhooks and events"): newest first, or with `after` the events
 // after that one, oldest first, never skipping one whose transaction commits late.
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { Page } from '../../http/pagination.js';
 import { AppError } from '../../shared/errors.js';
 import { RawJson } from '../../shared/raw-json.js';
 import * as repo from './event-feed.repo.js';
+import type { Db } from '../../db/transaction.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Page } from '../../db/pagination.js';
 
 export async function readFeed(
-  db: Kysely<DB>,
-  scope: repo.Scope,
+  db: Db,
+  scope: MerchantScope,
   opts: { limit: number; after?: string; type?: string },
 ): Promise<Page<RawJson>> {
   let after: repo.FeedPosition | null = null;

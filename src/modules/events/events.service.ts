@@ -1,47 +1,19 @@
-// Domain events. Every state change records its event in the same transaction as the change, so no
-// event is ever lost or recorded for a change that did not commit. Webhook delivery and the event feed
-// read from this table.
-import type { CompiledQuery, Kysely, QueryResult, Transaction } from 'kysely';
-import type { DB, EnvironmentColumn } from '../../db/schema.js';
-import { API_VERSION } from '../../http/context.js';
+// Domain events. Every state change records its event in the same transaction as the change, with the
+// event's webhook deliveries, so no event is ever lost or recorded for a change that did not commit.
+// Webhook delivery and the event feed read what is written here.
+import { WriteBatch, runInTransaction, transaction, type Db, type Tx } from '../../db/transaction.js';
+import { API_VERSION } from '../../shared/api-version.js';
 import { isoTime } from '../../shared/clock.js';
+import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { serializeJson } from '../../shared/raw-json.js';
-import { insertStatement } from '../../db/compiled.js';
-import { executeInOrder } from '../../db/dialect.js';
-import { deliveriesStatement, deliveriesWritten } from '../webhooks/enqueue.js';
-
-export const EVENT_TYPES = [
-  'payment_intent.created',
-  'payment_intent.confirming',
-  'payment_intent.paid',
-  'payment_intent.failed',
-  'payment_intent.expired',
-  'payment_intent.cancelled',
-  'payment_intent.underpaid',
-  'payment_intent.overpaid',
-  'payment_intent.review',
-  'payment_intent.refunded',
-  'payment_intent.disputed',
-  'payment_intent.duplicate_payment',
-  'refund.created',
-  'refund.updated',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export interface EventPayload {
-  id: string;
-  object: 'event';
-  type: EventType;
-  api_version: string;
-  created_at: string;
-  livemode: boolean;
-  data: Record<string, unknown>;
-}
+import type { MerchantScope } from '../../shared/scope.js';
+import type { EventPayload, EventType } from './event.schema.js';
+import * as repo from './events.repo.js';
 
 export interface RecordEventInput {
   merchantId: string;
-  environment: EnvironmentColumn;
+  environment: MerchantScope['environment'];
   type: EventType;
   data: Record<string, unknown>;
   paymentIntentId?: string | null;
@@ -49,31 +21,11 @@ export interface RecordEventInput {
   at: number;
 }
 
-export async function recordEvent(trx: Transaction<DB> | Kysely<DB>, input: RecordEventInput): Promise<EventPayload> {
-  return (await recordEvents(trx, [input]))[0]!;
-}
-
-/** Records several events (and their deliveries) with one statement per table. */
-export async function recordEvents(trx: Transaction<DB> | Kysely<DB>, inputs: readonly RecordEventInput[]): Promise<EventPayload[]> {
-  // The events and their webhook deliveries commit together or not at all.
-  if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvents(t, inputs));
-  if (inputs.length === 0) return [];
-  const events = eventStatements(trx, inputs);
-  const results = await executeInOrder(trx as Transaction<DB>, events.statements);
-  await events.written(results);
-  return events.payloads;
-}
-
-export interface EventStatements {
-  payloads: EventPayload[];
-  /** The events' INSERT, then their deliveries' INSERT ... SELECT: run them in order, in one transaction. */
-  statements: CompiledQuery[];
-  /** Call with the statements' results (in the same order, at the end of a longer list or alone). */
-  written(results: readonly QueryResult<unknown>[]): Promise<void>;
-}
-
-/** The statements that record these events and their webhook deliveries, for the caller to run. */
-export function eventStatements(trx: Transaction<DB> | Kysely<DB>, inputs: readonly RecordEventInput[]): EventStatements {
+/**
+ * The writes that record these events and their webhook deliveries, added to `batch` (one statement per
+ * table): for a caller that writes them with other statements of its own in one batch.
+ */
+export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly RecordEventInput[]): EventPayload[] {
   const payloads = inputs.map(
     (input): EventPayload => ({
       id: newId('event'),
@@ -95,11 +47,34 @@ export function eventStatements(trx: Transaction<DB> | Kysely<DB>, inputs: reado
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  return {
-    payloads,
-    statements: [insertStatement(trx, 'events', rows), deliveriesStatement(trx, payloads.map((p) => p.id))],
-    async written(results) {
-      await deliveriesWritten(trx, results[results.length - 1]!);
-    },
-  };
+  const deliveries = repo.insertDeliveriesStatement(db, payloads.map((p) => p.id));
+  batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
+  return payloads;
+}
+
+/** Records events and their deliveries in the caller's transaction. */
+export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]): Promise<EventPayload[]> {
+  if (inputs.length === 0) return [];
+  const batch = new WriteBatch();
+  const payloads = addEvents(tx, batch, inputs);
+  await runInTransaction(tx, batch);
+  return payloads;
+}
+
+export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<EventPayload> {
+  return (await recordEvents(tx, [input]))[0]!;
+}
+
+/**
+ * Delivers an event again: a new delivery to every enabled endpoint that subscribes to its type now, due at
+ * once, with the event's own id and body (the rule that wrote its first deliveries, read now). Answers how
+ * many were written.
+ */
+export async function redeliverEvent(db: Db, scope: MerchantScope, id: string): Promise<number> {
+  return transaction(db, async (tx) => {
+    if (!(await repo.findEventId(tx, scope, id))) throw notFound('webhook event', id);
+    const deliveries = repo.insertDeliveriesStatement(tx, [id]);
+    const [result] = await runInTransaction(tx, new WriteBatch().add(deliveries.statement, deliveries.onCommit));
+    return deliveries.written(result!);
+  });
 }

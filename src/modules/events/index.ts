@@ -1,1 +1,3 @@
-export { EVENT_TYPES, recordEvent, recordEvents, eventStatements, type EventStatements, type EventPayload, type EventType, type RecordEventInput } from './events.service.js';
+export { EVENT_TYPES, EventSchema, type EventPayload, type EventType } from './event.schema.js';
+export { addEvents, recordEvent, recordEvents, redeliverEvent, type RecordEventInput } from './events.service.js';
+export { DELIVERY_CHANNEL } from './events.repo.js';

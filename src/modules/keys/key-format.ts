@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { EnvironmentColumn, KeyType } from '../../db/schema.js';
+import type { KeyType } from '../../db/schema.js';
 import { randomBase62 } from '../../shared/ids.js';
+import type { Environment } from '../../shared/scope.js';
 
 const TYPE_TAG: Record<KeyType, string> = { secret: 'sk', restricted: 'rk', publishable: 'pk' };
 const TAG_TYPE: Record<string, KeyType> = { sk: 'secret', rk: 'restricted', pk: 'publishable' };
@@ -8,7 +9,7 @@ const TAG_TYPE: Record<string, KeyType> = { sk: 'secret', rk: 'restricted', pk: 
 const KEY_PATTERN = /^cwk_(test|live)_(sk|rk|pk)_[0-9A-Za-z]{32,128}$/;
 
 export interface ParsedKey {
-  environment: EnvironmentColumn;
+  environment: Environment;
   type: KeyType;
 }
 
@@ -16,17 +17,17 @@ export interface ParsedKey {
 export function parseKey(text: string): ParsedKey | null {
   const m = KEY_PATTERN.exec(text);
   if (!m) return null;
-  return { environment: m[1] as EnvironmentColumn, type: TAG_TYPE[m[2]!]! };
+  return { environment: m[1] as Environment, type: TAG_TYPE[m[2]!]! };
 }
 
 /** The environment a text claims by its prefix alone, for `environment_mismatch`. */
-export function claimedEnvironment(text: string): EnvironmentColumn | null {
+export function claimedEnvironment(text: string): Environment | null {
   if (text.startsWith('cwk_live_')) return 'live';
   if (text.startsWith('cwk_test_')) return 'test';
   return null;
 }
 
-export function generateKey(environment: EnvironmentColumn, type: KeyType): string {
+export function generateKey(environment: Environment, type: KeyType): string {
   return `cwk_${environment}_${TYPE_TAG[type]}_${randomBase62(40)}`;
 }
 

@@ -1,9 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { ApiKeyRow, DB, Merchant, NewApiKey } from '../../db/schema.js';
+import type { ApiKeyRow, Merchant, NewApiKey } from '../../db/schema.js';
 import { forUpdate } from '../../db/dialect.js';
 import { executeCompiled } from '../../db/compiled.js';
+import type { Q, Tx } from '../../db/transaction.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
 export async function insertKey(db: Q, row: NewApiKey): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
@@ -13,10 +12,6 @@ export async function findKeyById(db: Q, id: string): Promise<ApiKeyRow | undefi
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function lockKeyById(trx: Transaction<DB>, id: string): Promise<ApiKeyRow | undefined> {
-  return forUpdate(trx, trx.selectFrom('api_keys').selectAll().where('id', '=', id)).executeTakeFirst();
-}
-
 export interface KeyWithMerchant {
   key: ApiKeyRow;
   merchant: Merchant;
@@ -24,9 +19,8 @@ export interface KeyWithMerchant {
   sandboxOffsetMs: number;
 }
 
-/** The keys (with their merchants) behind these hashes, by hash; one query for any number of hashes. */
-export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promise<Map<string, KeyWithMerchant>> {
-  const { rows } = await executeCompiled(db, `keys-by-hash:${hashes.length}`, hashes, () => db
+function keysWithMerchants(db: Q) {
+  return db
     .selectFrom('api_keys as k')
     .innerJoin('merchants as m', 'm.id', 'k.merchant_id')
     .leftJoin('sandbox_clocks as sc', 'sc.merchant_id', 'k.merchant_id')
@@ -40,29 +34,41 @@ export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promis
       'm.limit_monthly as m_limit_monthly',
       'm.created_at as m_created_at',
       'sc.offset_ms as sc_offset_ms',
-    ])
-    .where('k.key_hash', 'in', hashes));
+    ]);
+}
+
+type KeyMerchantRow = Awaited<ReturnType<ReturnType<typeof keysWithMerchants>['executeTakeFirstOrThrow']>>;
+
+function split(row: KeyMerchantRow): KeyWithMerchant {
+  const { m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, sc_offset_ms, ...key } = row;
+  return {
+    key,
+    sandboxOffsetMs: sc_offset_ms === null || sc_offset_ms === undefined ? 0 : Number(sc_offset_ms),
+    merchant: {
+      id: key.merchant_id,
+      name: m_name,
+      kyb_status: m_kyb_status,
+      status: m_status,
+      limit_per_payment: m_limit_per_payment,
+      limit_daily: m_limit_daily,
+      limit_monthly: m_limit_monthly,
+      created_at: m_created_at,
+    },
+  };
+}
+
+/** The keys (with their merchants) behind these hashes, by hash; one query for any number of hashes. */
+export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promise<Map<string, KeyWithMerchant>> {
+  const { rows } = await executeCompiled(db, `keys-by-hash:${hashes.length}`, hashes, () => keysWithMerchants(db).where('k.key_hash', 'in', hashes));
   const found = new Map<string, KeyWithMerchant>();
-  for (const row of rows) {
-    const {
-      m_name, m_kyb_status, m_status, m_limit_per_payment, m_limit_daily, m_limit_monthly, m_created_at, sc_offset_ms, ...key
-    } = row;
-    found.set(key.key_hash, {
-      key,
-      sandboxOffsetMs: sc_offset_ms === null || sc_offset_ms === undefined ? 0 : Number(sc_offset_ms),
-      merchant: {
-        id: key.merchant_id,
-        name: m_name,
-        kyb_status: m_kyb_status,
-        status: m_status,
-        limit_per_payment: m_limit_per_payment,
-        limit_daily: m_limit_daily,
-        limit_monthly: m_limit_monthly,
-        created_at: m_created_at,
-      },
-    });
-  }
+  for (const row of rows) found.set(row.key_hash, split(row));
   return found;
+}
+
+/** A key and its merchant, the key row-locked (rotation). */
+export async function lockKeyWithMerchant(tx: Tx, id: string): Promise<KeyWithMerchant | undefined> {
+  const row = await forUpdate(tx, keysWithMerchants(tx).where('k.id', '=', id), ['k']).executeTakeFirst();
+  return row ? split(row) : undefined;
 }
 
 export async function updateKey(

@@ -1,23 +1,23 @@
 // API keys: created, shown once, hashed at rest; revoked; rotated with a grace period.
-import type { Kysely } from 'kysely';
-import type { ApiKeyRow, DB, EnvironmentColumn, KeyType, Merchant } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
+import type { ApiKeyRow, KeyType, Merchant } from '../../db/schema.js';
+import { transaction, type Db, type Q } from '../../db/transaction.js';
+import { HOUR_MS, type Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import * as merchantsRepo from '../merchants/merchants.repo.js';
+import type { Environment } from '../../shared/scope.js';
 import { batcher } from '../../db/batcher.js';
 import { generateKey, hashKey, keyHint } from './key-format.js';
 import { parseAllowEntry } from './ip-allowlist.js';
 import * as repo from './keys.repo.js';
 import { SCOPES, canonicalScope, heldScopes, type Scope } from './scopes.js';
 
-export interface CreateKeyInput {
-  merchantId: string;
-  environment: EnvironmentColumn;
+export interface IssueKeyInput {
+  environment: Environment;
   type: KeyType;
   scopes?: readonly string[];
   allowedIps?: readonly string[];
-  appId?: string;
+  appId: string;
+  expiresAt?: number | null;
 }
 
 export interface IssuedKey {
@@ -27,7 +27,7 @@ export interface IssuedKey {
   object: 'api_key';
   merchant_id: string;
   app_id: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   type: KeyType;
   scopes: Scope[];
   allowed_ips: string[];
@@ -54,7 +54,7 @@ export function normaliseScopes(type: KeyType, scopes: readonly string[] | undef
   return [...out];
 }
 
-export function normaliseAllowlist(environment: EnvironmentColumn, entries: readonly string[] | undefined): string[] {
+export function normaliseAllowlist(environment: Environment, entries: readonly string[] | undefined): string[] {
   if (!entries || entries.length === 0) return [];
   if (environment !== 'live') throw invalid('IP allowlists apply to live keys only', 'allowed_ips');
   return entries.map((e) => {
@@ -67,26 +67,14 @@ export function normaliseAllowlist(environment: EnvironmentColumn, entries: read
   });
 }
 
-export async function createKey(db: Kysely<DB>, clock: Clock, input: CreateKeyInput): Promise<IssuedKey> {
-  const merchant = await merchantsRepo.findMerchant(db, input.merchantId);
-  if (!merchant) throw new AppError('resource_missing', `No such merchant: '${input.merchantId}'`, { param: 'merchant' });
-  return issueKey(db, clock, merchant, input);
-}
-
 /** Issues a key for a merchant already read (inside the caller's transaction, when it has one). */
-export async function issueKey(
-  db: Kysely<DB>,
-  clock: Clock,
-  merchant: Merchant,
-  input: Omit<CreateKeyInput, 'merchantId'> & { expiresAt?: number | null },
-): Promise<IssuedKey> {
+export async function issueKey(db: Q, clock: Clock, merchant: Merchant, input: IssueKeyInput): Promise<IssuedKey> {
   if (input.environment === 'live' && merchant.kyb_status !== 'verified') {
     throw invalid(`Merchant ${merchant.id} is not verified (KYB); live keys need a verified merchant`, 'env');
   }
   const scopes = normaliseScopes(input.type, input.scopes);
   const allowedIps = normaliseAllowlist(input.environment, input.allowedIps);
-  const appId = input.appId ?? (await merchantsRepo.findDefaultAppId(db, merchant.id));
-  if (!appId) throw new Error(`merchant ${merchant.id} has no default app`);
+  const appId = input.appId;
   const plaintext = generateKey(input.environment, input.type);
   const now = clock.nowMs();
   const id = newId('key');
@@ -120,7 +108,7 @@ export async function issueKey(
   };
 }
 
-export async function revokeKey(db: Kysely<DB>, clock: Clock, keyId: string): Promise<ApiKeyRow> {
+export async function revokeKey(db: Db, clock: Clock, keyId: string): Promise<ApiKeyRow> {
   const key = await repo.findKeyById(db, keyId);
   if (!key) throw new AppError('resource_missing', `No such key: '${keyId}'`, { param: 'id' });
   if (key.revoked_at === null) await repo.updateKey(db, keyId, { revoked_at: clock.nowMs() });
@@ -133,18 +121,18 @@ export interface RotateOutcome {
 }
 
 /** A new key with the same type, scopes and allowlist; the old one keeps working until `expiresInHours`. */
-export async function rotateKey(db: Kysely<DB>, clock: Clock, keyId: string, expiresInHours = 24): Promise<RotateOutcome> {
+export async function rotateKey(db: Db, clock: Clock, keyId: string, expiresInHours = 24): Promise<RotateOutcome> {
   if (!Number.isFinite(expiresInHours) || expiresInHours < 0 || expiresInHours > 24 * 30) {
     throw invalid('--expires-in-hours must be between 0 and 720', 'expires_in_hours');
   }
-  return db.transaction().execute(async (trx) => {
-    const old = await repo.lockKeyById(trx, keyId);
-    if (!old) throw new AppError('resource_missing', `No such key: '${keyId}'`, { param: 'id' });
+  return transaction(db, async (trx) => {
+    const found = await repo.lockKeyWithMerchant(trx, keyId);
+    if (!found) throw new AppError('resource_missing', `No such key: '${keyId}'`, { param: 'id' });
+    const { key: old, merchant } = found;
     const now = clock.nowMs();
     if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now)) {
       throw invalid(`Key ${keyId} is already revoked or expired; create a new key instead`, 'id');
     }
-    const merchant = (await merchantsRepo.findMerchant(trx, old.merchant_id))!;
     const issued = await issueKey(trx, clock, merchant, {
       environment: old.environment,
       type: old.type,
@@ -152,7 +140,7 @@ export async function rotateKey(db: Kysely<DB>, clock: Clock, keyId: string, exp
       allowedIps: JSON.parse(old.allowed_ips) as string[],
       appId: old.app_id,
     });
-    const requested = now + Math.round(expiresInHours * 3_600_000);
+    const requested = now + Math.round(expiresInHours * HOUR_MS);
     // A grace period never grows: a key rotated before keeps its earlier expiry, and that is what is reported.
     const expiresAt = old.expires_at === null ? requested : Math.min(old.expires_at, requested);
     await repo.updateKey(trx, keyId, { expires_at: expiresAt, replaced_by: issued.id });
@@ -164,7 +152,7 @@ export interface AuthenticatedKey {
   keyId: string;
   merchantId: string;
   appId: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   type: KeyType;
   scopes: Scope[];
   allowedIps: string[];
@@ -202,7 +190,7 @@ function currentKey(found: repo.KeyWithMerchant | undefined, now: number): Authe
 }
 
 /** The key behind a plaintext, or null when it is unknown, revoked or expired. */
-export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
+export async function authenticateKey(db: Db, clock: Clock, plaintext: string): Promise<AuthenticatedKey | null> {
   const hash = hashKey(plaintext);
   return currentKey((await repo.findKeysByHashes(db, [hash])).get(hash), clock.nowMs());
 }
@@ -211,7 +199,7 @@ export async function authenticateKey(db: Kysely<DB>, clock: Clock, plaintext: s
  * authenticateKey for the request path: the keys of every request that arrives in one turn of the event
  * loop are looked up by one query. Nothing is cached, so a revoked key is refused by the next request.
  */
-export function keyAuthenticator(db: Kysely<DB>, clock: Clock): (plaintext: string) => Promise<AuthenticatedKey | null> {
+export function keyAuthenticator(db: Db, clock: Clock): (plaintext: string) => Promise<AuthenticatedKey | null> {
   const lookup = batcher<string, repo.KeyWithMerchant | undefined>(
     async (hashes) => {
       const found = await repo.findKeysByHashes(db, [...new Set(hashes)]);

@@ -9,10 +9,11 @@
 //   merchant_available        spendable
 //   merchant_frozen           frozen by a dispute
 //   merchant_refund_reserved  taken aside for a refund that is requested and not yet done
-import type { Kysely, Transaction } from 'kysely';
-import type { DB, EnvironmentColumn } from '../../db/schema.js';
+import type { Q } from '../../db/transaction.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
+import type { Environment, MerchantScope } from '../../shared/scope.js';
+import * as repo from './ledger.repo.js';
 
 export const ACCOUNTS = {
   world: 'world',
@@ -37,7 +38,7 @@ export type MovementKind =
 
 export interface Movement {
   merchantId: string;
-  environment: EnvironmentColumn;
+  environment: Environment;
   asset: SettlementAsset;
   kind: MovementKind;
   legs: ReadonlyArray<{ account: Account; amount: Decimal }>;
@@ -55,14 +56,13 @@ export class UnbalancedMovement extends Error {
 }
 
 /** Writes one balanced movement. Refuses (throws, writing nothing) a set of legs that does not sum to zero. */
-export async function postMovement(trx: Transaction<DB> | Kysely<DB>, m: Movement): Promise<string> {
+export async function postMovement(trx: Q, m: Movement): Promise<string> {
   const sum = m.legs.reduce((acc, l) => acc.plus(l.amount), new Decimal(0));
   if (!sum.isZero() || m.legs.length < 2) throw new UnbalancedMovement(m.kind, sum);
   const movementId = newId('ledger_movement');
-  await trx
-    .insertInto('ledger_entries')
-    .values(
-      m.legs.map((l) => ({
+  await repo.insertLegs(
+    trx,
+    m.legs.map((l) => ({
         movement_id: movementId,
         merchant_id: m.merchantId,
         environment: m.environment,
@@ -73,16 +73,15 @@ export async function postMovement(trx: Transaction<DB> | Kysely<DB>, m: Movemen
         payment_intent_id: m.paymentIntentId ?? null,
         settlement_id: m.settlementId ?? null,
         refund_id: m.refundId ?? null,
-        created_at: m.at,
-      })),
-    )
-    .execute();
+      created_at: m.at,
+    })),
+  );
   return movementId;
 }
 
 /** Moves `amount` from one account to another: the commonest movement. */
 export function transfer(
-  trx: Transaction<DB> | Kysely<DB>,
+  trx: Q,
   base: Omit<Movement, 'legs'>,
   from: Account,
   to: Account,
@@ -92,18 +91,9 @@ export function transfer(
 }
 
 /** Every account's balance of a merchant's environment, by asset (only assets it has ever held). */
-export async function accountBalances(
-  db: Kysely<DB> | Transaction<DB>,
-  scope: { merchantId: string; environment: EnvironmentColumn },
-): Promise<Map<string, Map<Account, Decimal>>> {
+export async function accountBalances(db: Q, scope: MerchantScope): Promise<Map<string, Map<Account, Decimal>>> {
   // Summed in decimal.js on both engines: SQLite stores the amounts as text and would sum them as floats.
-  const rows = await db
-    .selectFrom('ledger_entries')
-    .select(['asset', 'account', 'amount'])
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .where('account', '<>', ACCOUNTS.world)
-    .execute();
+  const rows = await repo.legsOutsideWorld(db, scope, ACCOUNTS.world);
   const out = new Map<string, Map<Account, Decimal>>();
   for (const r of rows) {
     let byAccount = out.get(r.asset);

@@ -1,4 +1,5 @@
 export {
+  createKey,
   createMerchant,
   merchantView,
   seedDemoMerchant,
@@ -6,4 +7,5 @@ export {
   setMerchantStatus,
   verifyMerchant,
 } from './merchants.service.js';
-export type { CreatedMerchant, MerchantView } from './merchants.service.js';
+export type { CreateKeyInput, CreatedMerchant, MerchantView } from './merchants.service.js';
+export { findMerchantName, lockMerchant } from './merchants.repo.js';

@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { AppsTable, DB, Merchant, MerchantsTable } from '../../db/schema.js';
-
-type Q = Kysely<DB> | Transaction<DB>;
+import type { Insertable } from 'kysely';
+import { forUpdate } from '../../db/dialect.js';
+import type { AppsTable, Merchant, MerchantsTable } from '../../db/schema.js';
+import type { Q, Tx } from '../../db/transaction.js';
 
 export async function insertMerchant(db: Q, row: Insertable<MerchantsTable>): Promise<void> {
   await db.insertInto('merchants').values(row).execute();
@@ -13,6 +13,16 @@ export async function insertApp(db: Q, row: Insertable<AppsTable>): Promise<void
 
 export async function findMerchant(db: Q, id: string): Promise<Merchant | undefined> {
   return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The merchant, row-locked: the lock that makes receiving caps hold under concurrent payments. */
+export async function lockMerchant(tx: Tx, id: string): Promise<Merchant | undefined> {
+  return forUpdate(tx, tx.selectFrom('merchants').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+/** A merchant's name (the hosted checkout shows it). */
+export async function findMerchantName(db: Q, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('merchants').select('name').where('id', '=', id).executeTakeFirst())?.name;
 }
 
 export async function findDefaultAppId(db: Q, merchantId: string): Promise<string | undefined> {

@@ -1,12 +1,12 @@
 // Merchants, their default app and first keys; KYB verification, receiving caps and suspension are the
 // operator's (the `cowrie merchants …` commands).
-import type { Kysely } from 'kysely';
-import type { DB, Merchant } from '../../db/schema.js';
+import type { Merchant } from '../../db/schema.js';
+import { transaction, type Db, type Q } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parsePositiveDecimal } from '../../shared/money.js';
-import { issueKey, type IssuedKey } from '../keys/keys.service.js';
+import { issueKey, type IssueKeyInput, type IssuedKey } from '../keys/index.js';
 import * as repo from './merchants.repo.js';
 
 export interface MerchantView {
@@ -38,7 +38,7 @@ export interface CreatedMerchant {
 }
 
 export async function createMerchant(
-  db: Kysely<DB>,
+  db: Db,
   clock: Clock,
   input: { name: string; verified?: boolean },
 ): Promise<CreatedMerchant> {
@@ -46,10 +46,10 @@ export async function createMerchant(
   if (name.length === 0 || name.length > 200) {
     throw new AppError('parameter_invalid', 'A merchant name is 1 to 200 characters', { param: 'name' });
   }
-  return db.transaction().execute((trx) => insertMerchantWithKeys(trx, clock, name, input.verified ?? false));
+  return transaction(db, (trx) => insertMerchantWithKeys(trx, clock, name, input.verified ?? false));
 }
 
-async function insertMerchantWithKeys(db: Kysely<DB>, clock: Clock, name: string, verified: boolean): Promise<CreatedMerchant> {
+async function insertMerchantWithKeys(db: Q, clock: Clock, name: string, verified: boolean): Promise<CreatedMerchant> {
   const now = clock.nowMs();
   const merchant: Merchant = {
     id: newId('merchant'),
@@ -71,19 +71,34 @@ async function insertMerchantWithKeys(db: Kysely<DB>, clock: Clock, name: string
   return { merchant: merchantView(merchant), keys, app_id: appId };
 }
 
-async function requireMerchant(db: Kysely<DB>, id: string): Promise<Merchant> {
+export interface CreateKeyInput extends Omit<IssueKeyInput, 'appId'> {
+  merchantId: string;
+  /** The merchant's default app when omitted. */
+  appId?: string;
+}
+
+/** A new key for a merchant (`cowrie keys create`): live keys only for a verified merchant. */
+export async function createKey(db: Db, clock: Clock, input: CreateKeyInput): Promise<IssuedKey> {
+  const merchant = await repo.findMerchant(db, input.merchantId);
+  if (!merchant) throw new AppError('resource_missing', `No such merchant: '${input.merchantId}'`, { param: 'merchant' });
+  const appId = input.appId ?? (await repo.findDefaultAppId(db, merchant.id));
+  if (!appId) throw new Error(`merchant ${merchant.id} has no default app`);
+  return issueKey(db, clock, merchant, { ...input, appId });
+}
+
+async function requireMerchant(db: Db, id: string): Promise<Merchant> {
   const m = await repo.findMerchant(db, id);
   if (!m) throw new AppError('resource_missing', `No such merchant: '${id}'`, { param: 'id' });
   return m;
 }
 
-export async function verifyMerchant(db: Kysely<DB>, id: string): Promise<MerchantView> {
+export async function verifyMerchant(db: Db, id: string): Promise<MerchantView> {
   await requireMerchant(db, id);
   await repo.updateMerchant(db, id, { kyb_status: 'verified' });
   return merchantView(await requireMerchant(db, id));
 }
 
-export async function setMerchantStatus(db: Kysely<DB>, id: string, status: Merchant['status']): Promise<MerchantView> {
+export async function setMerchantStatus(db: Db, id: string, status: Merchant['status']): Promise<MerchantView> {
   await requireMerchant(db, id);
   await repo.updateMerchant(db, id, { status });
   return merchantView(await requireMerchant(db, id));
@@ -96,7 +111,7 @@ export interface LimitsInput {
 }
 
 /** Sets receiving caps; a value of `none` removes that cap. */
-export async function setMerchantLimits(db: Kysely<DB>, id: string, input: LimitsInput): Promise<MerchantView> {
+export async function setMerchantLimits(db: Db, id: string, input: LimitsInput): Promise<MerchantView> {
   await requireMerchant(db, id);
   const patch: Partial<Merchant> = {};
   const fields = [
@@ -128,9 +143,9 @@ export async function setMerchantLimits(db: Kysely<DB>, id: string, input: Limit
  * On first start with an empty database, a demo merchant with sandbox keys, so a newcomer can call the API
  * at once. A flag row makes this happen once even when several processes start together.
  */
-export async function seedDemoMerchant(db: Kysely<DB>, clock: Clock): Promise<CreatedMerchant | null> {
+export async function seedDemoMerchant(db: Db, clock: Clock): Promise<CreatedMerchant | null> {
   if ((await repo.countMerchants(db)) > 0) return null;
-  return db.transaction().execute(async (trx) => {
+  return transaction(db, async (trx) => {
     if (!(await repo.claimSystemFlag(trx, 'demo_merchant_seeded', clock.nowMs()))) return null;
     if ((await repo.countMerchants(trx)) > 0) return null;
     return insertMerchantWithKeys(trx, clock, 'Demo merchant', false);

@@ -1,17 +1,29 @@
 export { paymentIntentRoutes, PaymentIntentResponse } from './payment-intents.routes.js';
-export { intentContext, checkoutUrlFor } from './context.js';
 export {
-  cancelIntent,
-  createIntent,
-  expireOverdueIntents,
-  getIntent,
-  getIntentRow,
-  insertNewIntent,
-  buildIntentRow,
-  type IntentContext,
-  type CreateIntentInput,
-} from './payment-intents.service.js';
-export { applyPaymentOutcome, PAYMENT_OUTCOMES, type PaymentOutcome, type PaymentReport } from './payments.service.js';
-export { intentView, type PaymentIntent } from './intent-view.js';
-export { INTENT_MOVES, INTENT_EVENTS_IN_PLACE, moveIntent, IllegalIntentMove, IntentMoveConflict } from './state-machine.js';
+  INTENT_STATUSES,
+  PaymentIntentRecord,
+  checkoutUrlFor,
+  intentView,
+  paymentIntentProperties,
+  type CheckoutUrlFor,
+  type IntentStatus,
+  type PaymentIntent,
+} from './intent-view.js';
+export { IntentService, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
+export { PaymentService, type LinkCapCheck, type PaymentReport, type PaymentServiceDeps } from './payments.service.js';
+export {
+  INTENT_EVENTS_IN_PLACE,
+  INTENT_MOVES,
+  IllegalIntentMove,
+  IntentMoveConflict,
+  OUTCOMES_BY_STATUS,
+  PAYMENT_OUTCOMES,
+  expireIfOverdue,
+  isOverdue,
+  moveIntent,
+  recordIntentEventInPlace,
+  type MoveContext,
+  type PaymentOutcome,
+} from './state-machine.js';
+export { findIntent, findIntentWithMerchantName, latestIntent, lockIntent } from './payment-intents.repo.js';
 export { PAYMENT_METHODS, methodAllowed, methodsFor, type PaymentMethod } from './payment-methods.js';

@@ -1,86 +1,56 @@
-// The payment intent as the API shows it (section 2.1 plus DECISIONS "Payment intents").
-import { Type } from 'typebox';
-import type { Environment } from '../../config.js';
-import type { IntentStatus, PaymentIntentRow } from '../../db/schema.js';
-import { MetadataRecord, StringEnum } from '../../http/schemas.js';
-import { RawJson } from '../../shared/raw-json.js';
+// The payment intent as the API shows it (section 2.1 plus DECISIONS "Payment intents"): its schema, and
+// its type derived from it.
+import { Type, type Static } from 'typebox';
+import type { PaymentIntentRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
+import { RawJson } from '../../shared/raw-json.js';
+import { DateTime, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
+import type { Environment } from '../../shared/scope.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './payment-methods.js';
 
-export const INTENT_STATUSES = [
-  'created',
-  'awaiting_payment',
-  'confirming',
-  'paid',
-  'expired',
-  'cancelled',
-  'failed',
-  'refunded',
-] as const satisfies readonly IntentStatus[];
+export const INTENT_STATUSES = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
-export interface PaymentIntent {
-  id: string;
-  object: 'payment_intent';
-  status: IntentStatus;
-  amount: string;
-  currency: string;
-  settlement_currency: string;
-  pay_amount: string;
-  rate: string;
-  amount_received: string;
-  checkout_url: string;
-  merchant_reference: string | null;
-  description: string | null;
-  payment_methods: PaymentMethod[];
-  payment_method: string | null;
-  customer: { email?: string; phone?: string } | null;
-  metadata: RawJson;
-  return_url: string | null;
-  payment_link: string | null;
-  failure_code: string | null;
-  expires_at: string;
-  created_at: string;
-  paid_at: string | null;
-  cancelled_at: string | null;
-  livemode: boolean;
-}
-
-const nullableString = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
-const nullableTime = () => Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+const IntentCustomer = Type.Object({ email: Type.Optional(Type.String()), phone: Type.Optional(Type.String()) });
 
 export const paymentIntentProperties = {
   id: Type.String({ description: 'Identifier, prefix `pi_`' }),
   object: Type.Literal('payment_intent'),
   status: StringEnum(INTENT_STATUSES),
-  amount: Type.String({ description: 'Decimal fiat amount, with the currency\'s decimals' }),
+  amount: Type.String({ description: "Decimal fiat amount, with the currency's decimals" }),
   currency: Type.String(),
   settlement_currency: Type.String(),
   pay_amount: Type.String({ description: 'What the customer pays in the settlement asset: amount / rate, rounded up' }),
   rate: Type.String({ description: 'Fiat price of one unit of the settlement asset, embedded at creation' }),
   amount_received: Type.String({ description: 'Asset amount received so far (underpayments add up here)' }),
   checkout_url: Type.String({ format: 'uri' }),
-  merchant_reference: nullableString(),
-  description: nullableString(),
+  merchant_reference: Nullable(Type.String()),
+  description: Nullable(Type.String()),
   payment_methods: Type.Array(StringEnum(PAYMENT_METHODS)),
-  payment_method: nullableString('The method that paid; null until paid'),
-  customer: Type.Union([Type.Object({ email: Type.Optional(Type.String()), phone: Type.Optional(Type.String()) }), Type.Null()]),
+  payment_method: Nullable(Type.String(), { description: 'The method that paid; null until paid' }),
+  customer: Nullable(IntentCustomer),
   metadata: MetadataRecord,
-  return_url: nullableString(),
-  payment_link: nullableString('The payment link that minted this intent'),
-  failure_code: nullableString(),
-  expires_at: Type.String({ format: 'date-time' }),
-  created_at: Type.String({ format: 'date-time' }),
-  paid_at: nullableTime(),
-  cancelled_at: nullableTime(),
+  return_url: Nullable(Type.String()),
+  payment_link: Nullable(Type.String(), { description: 'The payment link that minted this intent' }),
+  failure_code: Nullable(Type.String()),
+  expires_at: DateTime(),
+  created_at: DateTime(),
+  paid_at: Nullable(DateTime()),
+  cancelled_at: Nullable(DateTime()),
   livemode: Type.Boolean(),
 };
 
 export const PaymentIntentRecord = Type.Object(paymentIntentProperties, { title: 'PaymentIntent' });
+export type PaymentIntent = Static<typeof PaymentIntentRecord>;
 
 /** Absolute URL of an intent's hosted checkout, at the origin of its environment's base URL. */
 export type CheckoutUrlFor = (environment: Environment, intentId: string) => string;
 
-/** The JSON columns already parsed (a new intent has them as objects): saves parsing what was just written. */
+export function checkoutUrlFor(origins: Record<Environment, string>): CheckoutUrlFor {
+  return (environment, intentId) => `${origins[environment]}/checkout/${intentId}`;
+}
+
+/** The JSON columns already parsed (a new intent has them as values): saves parsing what was just written. */
 export interface ParsedIntentColumns {
   payment_methods: PaymentMethod[];
   customer: PaymentIntent['customer'];

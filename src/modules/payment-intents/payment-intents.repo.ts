@@ -1,19 +1,20 @@
-import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import type { DB, EnvironmentColumn, IntentStatus, PaymentIntentRow, MerchantScope } from '../../db/schema.js';
-import { engineOf, forUpdate } from '../../db/dialect.js';
+// The only SQL of payment intents.
+import type { CompiledQuery } from 'kysely';
 import { insertStatement } from '../../db/compiled.js';
-import { keysetPage, type Cursor } from '../../http/pagination.js';
-
-type Q = Kysely<DB> | Transaction<DB>;
-
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
+import { engineOf, forUpdate } from '../../db/dialect.js';
+import { keysetPage, type Cursor } from '../../db/pagination.js';
+import { merchantNowSql } from '../../db/sandbox-offsets.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
+import type { Q, Tx } from '../../db/transaction.js';
+import type { Environment, MerchantScope } from '../../shared/scope.js';
+import type { IntentStatus } from './intent-view.js';
+import type { IntentPatch } from './state-machine.js';
 
 export function insertIntentsStatement(db: Q, rows: readonly PaymentIntentRow[]): CompiledQuery {
   return insertStatement(db, 'payment_intents', rows.map(intentColumns));
 }
 
-/** The row with every column, in one order (insertRows needs one shape for every row). */
+/** The row with every column, in one order (one INSERT needs one shape for every row). */
 function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
   return {
     id: r.id,
@@ -43,61 +44,67 @@ function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
   };
 }
 
-export async function findIntent(db: Q, scope: Scope, id: string): Promise<PaymentIntentRow | undefined> {
-  return db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('id', '=', id)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst();
+function scoped(db: Q, scope: MerchantScope) {
+  return db.selectFrom('payment_intents').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
 }
 
-export async function lockIntent(trx: Transaction<DB>, scope: Scope, id: string): Promise<PaymentIntentRow | undefined> {
-  return forUpdate(
-    trx,
-    trx
-      .selectFrom('payment_intents')
-      .selectAll()
-      .where('id', '=', id)
-      .where('merchant_id', '=', scope.merchantId)
-      .where('environment', '=', scope.environment),
-  ).executeTakeFirst();
+export async function findIntent(db: Q, scope: MerchantScope, id: string): Promise<PaymentIntentRow | undefined> {
+  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listIntents(
+/** The intent, row-locked for the rest of the transaction: moves and payments of one intent queue here. */
+export async function lockIntent(tx: Tx, scope: MerchantScope, id: string): Promise<PaymentIntentRow | undefined> {
+  return forUpdate(tx, scoped(tx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+/** An intent by id within one environment, whoever its merchant (the hosted checkout), with the merchant's name. */
+export async function findIntentWithMerchantName(
   db: Q,
-  scope: Scope,
-  filter: { status?: IntentStatus },
-  cursor: Cursor | null,
-  limit: number,
-): Promise<PaymentIntentRow[]> {
-  let q = db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment);
+  environment: Environment,
+  id: string,
+): Promise<{ row: PaymentIntentRow; merchantName: string } | undefined> {
+  const found = await db
+    .selectFrom('payment_intents as pi')
+    .innerJoin('merchants as m', 'm.id', 'pi.merchant_id')
+    .selectAll('pi')
+    .select('m.name as merchant_name')
+    .where('pi.id', '=', id)
+    .where('pi.environment', '=', environment)
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { merchant_name, ...row } = found;
+  return { row, merchantName: merchant_name };
+}
+
+export async function listIntents(db: Q, scope: MerchantScope, filter: { status?: IntentStatus }, cursor: Cursor | null, limit: number): Promise<PaymentIntentRow[]> {
+  let q = scoped(db, scope);
   if (filter.status) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
-/**
- * Ids of intents still awaiting payment past their expiry, by each merchant's clock: real time for live,
- * real time plus the merchant's sandbox offset for sandbox.
- */
+/** The merchant's most recent intent of an environment (the sandbox trigger's sample). */
+export async function latestIntent(db: Q, scope: MerchantScope): Promise<PaymentIntentRow | undefined> {
+  return scoped(db, scope).orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+}
+
+/** Writes `patch` while the intent still has `status`; false when it has moved on. */
+export async function updateIfStatus(tx: Tx, id: string, status: IntentStatus, patch: IntentPatch & { status?: IntentStatus }): Promise<boolean> {
+  const res = await tx.updateTable('payment_intents').set(patch).where('id', '=', id).where('status', '=', status).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Ids of intents still awaiting payment past their expiry, by each merchant's clock. */
 export async function findOverdueIntentIds(
   db: Q,
   nowMs: number,
-  opts: { merchantId?: string; environment?: EnvironmentColumn; limit: number },
-): Promise<Array<{ id: string; merchant_id: string; environment: EnvironmentColumn }>> {
+  opts: { merchantId?: string; environment?: Environment; limit: number },
+): Promise<Array<{ id: string; merchant_id: string; environment: Environment }>> {
   let q = db
     .selectFrom('payment_intents as pi')
-    .leftJoin('sandbox_clocks as sc', (join) =>
-      join.onRef('sc.merchant_id', '=', 'pi.merchant_id').on('pi.environment', '=', 'test'),
-    )
+    .leftJoin('sandbox_clocks as sc', (join) => join.onRef('sc.merchant_id', '=', 'pi.merchant_id').on('pi.environment', '=', 'test'))
     .select(['pi.id', 'pi.merchant_id', 'pi.environment'])
     .where('pi.status', '=', 'awaiting_payment')
-    .where('pi.expires_at', '<=', sql<number>`${nowMs} + coalesce(${sql.ref('sc.offset_ms')}, 0)`);
+    .where('pi.expires_at', '<=', merchantNowSql(nowMs));
   if (opts.merchantId) q = q.where('pi.merchant_id', '=', opts.merchantId);
   if (opts.environment) q = q.where('pi.environment', '=', opts.environment);
   return q.orderBy('pi.expires_at').limit(opts.limit).execute();

@@ -1,15 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { DecimalString, IdParams, ListOf, Metadata, StringEnum, withMeta } from '../../http/schemas.js';
+import { DecimalString, IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
+import { StringEnum } from '../../shared/schema.js';
 import { INTENT_STATUSES, PaymentIntentRecord, paymentIntentProperties } from './intent-view.js';
 import { PAYMENT_METHODS } from './payment-methods.js';
-import { intentContext } from './context.js';
-import * as service from './payment-intents.service.js';
+import type { IntentService } from './payment-intents.service.js';
 
 export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
 
@@ -39,8 +38,7 @@ const CreateIntentBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const ctx = intentContext(deps);
+export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentService }> = async (app, { intents }) => {
 
   app.post(
     '/payment-intents',
@@ -54,7 +52,7 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> =
       },
     },
     async (request, reply) => {
-      const intent = await service.createIntent(ctx, requireAuth(request), request.body);
+      const intent = await intents.create(requireAuth(request), request.body);
       return reply.code(201).send(withResponseMeta(request, intent));
     },
   );
@@ -72,7 +70,7 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> =
     },
     async (request) => {
       const q = request.query;
-      const page = await service.listIntents(ctx, requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, status: q.status });
+      const page = await intents.list(requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, status: q.status });
       return withResponseMeta(request, page);
     },
   );
@@ -88,7 +86,7 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> =
         response: { 200: PaymentIntentResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.getIntent(ctx, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await intents.get(requireAuth(request), request.params.id)),
   );
 
   app.post(
@@ -103,6 +101,6 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> =
         response: { 200: PaymentIntentResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.cancelIntent(ctx, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await intents.cancel(requireAuth(request), request.params.id)),
   );
 };

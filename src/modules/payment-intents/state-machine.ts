@@ -1,12 +1,17 @@
-// The payment intent state machine: one table of allowed moves, and one function through which every
-// move goes (creation, the checkout, the sandbox driver, rail callbacks, the expiry sweep, refunds).
-// A move is a conditional UPDATE (`WHERE status = <from>`) plus its event, in the caller's transaction:
-// of two concurrent moves of one intent exactly one wins; the loser sees IntentMoveConflict. An illegal
-// move throws IllegalIntentMove and writes nothing.
-import type { Kysely, Transaction, Updateable } from 'kysely';
-import type { DB, IntentStatus, PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
-import { eventStatements, recordEvent, type EventStatements, type EventType, type RecordEventInput } from '../events/index.js';
-import { intentView, type CheckoutUrlFor, type PaymentIntent } from './intent-view.js';
+// The payment intent state machine: the tables of allowed moves, of the events recorded without a move,
+// and of the payment outcomes each status accepts; the rule that an intent awaiting payment past its
+// expiry is expired; and the one function through which every move goes (creation, the checkout, the
+// sandbox driver, rail callbacks, the expiry sweep, refunds). A move is a conditional UPDATE
+// (`WHERE status = <from>`) plus its event, in the caller's transaction: of two concurrent moves of one
+// intent exactly one wins; the loser sees IntentMoveConflict. An illegal move throws IllegalIntentMove
+// and writes nothing.
+import type { Updateable } from 'kysely';
+import type { PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
+import type { WriteBatch, Db } from '../../db/transaction.js';
+import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './intent-view.js';
+import * as repo from './payment-intents.repo.js';
 
 /** from -> to -> the event types that move may record (the first is the default). */
 export const INTENT_MOVES: Readonly<Record<IntentStatus, Readonly<Partial<Record<IntentStatus, readonly EventType[]>>>>> = {
@@ -39,6 +44,37 @@ export const INTENT_EVENTS_IN_PLACE: Readonly<Partial<Record<EventType, readonly
   'payment_intent.disputed': ['paid'],
 };
 
+export const PAYMENT_OUTCOMES = ['success', 'failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review', 'duplicate', 'dispute'] as const;
+export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
+
+/**
+ * The payment outcomes each status accepts (after a success of a paid or refunded intent has been read as
+ * a duplicate payment); any other is refused with 409 intent_not_payable, whatever its amount.
+ */
+export const OUTCOMES_BY_STATUS: Readonly<Partial<Record<IntentStatus, readonly PaymentOutcome[]>>> = {
+  awaiting_payment: ['success', 'failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
+  confirming: ['success', 'failed'],
+  paid: ['duplicate', 'dispute'],
+  refunded: ['duplicate'],
+};
+
+/** The outcome a report means for an intent in its status: paying a paid (or refunded) intent again is a duplicate. */
+export function outcomeFor(status: IntentStatus, reported: PaymentOutcome): PaymentOutcome {
+  return (status === 'paid' || status === 'refunded') && (reported === 'success' || reported === 'overpaid') ? 'duplicate' : reported;
+}
+
+export function acceptsOutcome(status: IntentStatus, outcome: PaymentOutcome): boolean {
+  return (OUTCOMES_BY_STATUS[status] ?? []).includes(outcome);
+}
+
+/**
+ * An intent awaiting payment past its expiry (by its merchant's clock) is expired, even before the sweep
+ * has moved it: nothing shows or pays it as awaiting payment.
+ */
+export function isOverdue(row: Pick<PaymentIntentRow, 'status' | 'expires_at'>, nowMs: number): boolean {
+  return row.status === 'awaiting_payment' && row.expires_at <= nowMs;
+}
+
 export class IllegalIntentMove extends Error {
   constructor(
     readonly from: IntentStatus,
@@ -65,74 +101,80 @@ export interface MoveContext {
   checkoutUrl: CheckoutUrlFor;
 }
 
+export type IntentPatch = Omit<Updateable<PaymentIntentsTable>, 'status' | 'id' | 'merchant_id' | 'environment'>;
+
 export interface MoveOptions {
   /** Milliseconds on the merchant's clock. */
   at: number;
   /** Columns written with the move (paid_at, payment_method, failure_code, ...). */
-  patch?: Omit<Updateable<PaymentIntentsTable>, 'status' | 'id' | 'merchant_id' | 'environment'>;
+  patch?: IntentPatch;
   /** Another event type the table allows for this move (review instead of confirming). */
   eventType?: EventType;
   /** Extra fields for the event's data beside the intent. */
   eventData?: Record<string, unknown>;
 }
 
-export async function moveIntent(
-  trx: Transaction<DB> | Kysely<DB>,
-  ctx: MoveContext,
-  intent: PaymentIntentRow,
-  to: IntentStatus,
-  opts: MoveOptions,
-): Promise<PaymentIntentRow> {
+export async function moveIntent(tx: Tx, ctx: MoveContext, intent: PaymentIntentRow, to: IntentStatus, opts: MoveOptions): Promise<PaymentIntentRow> {
   const allowed = INTENT_MOVES[intent.status][to];
   if (!allowed) throw new IllegalIntentMove(intent.status, to);
   const eventType = opts.eventType ?? allowed[0]!;
   if (!allowed.includes(eventType)) throw new IllegalIntentMove(intent.status, eventType);
-  const patch = { ...opts.patch, status: to, updated_at: opts.at };
-  const res = await trx
-    .updateTable('payment_intents')
-    .set(patch)
-    .where('id', '=', intent.id)
-    .where('status', '=', intent.status)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) throw new IntentMoveConflict(intent.id);
-  const moved: PaymentIntentRow = { ...intent, ...(patch as Partial<PaymentIntentRow>) };
-  await recordIntentEvent(trx, ctx, moved, eventType, opts.at, opts.eventData);
+  const moved = await write(tx, intent, { ...opts.patch, status: to, updated_at: opts.at });
+  await recordEvent(tx, intentEvent(ctx, moved, eventType, opts.at, opts.eventData));
   return moved;
 }
 
-/** Records an event that changes no status (underpaid, overpaid, duplicate payment, dispute). */
+/**
+ * Records an event that changes no status (underpaid, overpaid, duplicate payment, dispute), with the
+ * columns it writes (`patch`, under the same condition as a move).
+ */
 export async function recordIntentEventInPlace(
-  trx: Transaction<DB> | Kysely<DB>,
+  tx: Tx,
   ctx: MoveContext,
   intent: PaymentIntentRow,
   type: EventType,
   at: number,
-  eventData?: Record<string, unknown>,
-): Promise<void> {
+  opts: { eventData?: Record<string, unknown>; patch?: IntentPatch } = {},
+): Promise<PaymentIntentRow> {
   const statuses = INTENT_EVENTS_IN_PLACE[type];
   if (!statuses || !statuses.includes(intent.status)) throw new IllegalIntentMove(intent.status, type);
-  await recordIntentEvent(trx, ctx, intent, type, at, eventData);
+  const current = opts.patch ? await write(tx, intent, { ...opts.patch, updated_at: at }) : intent;
+  await recordEvent(tx, intentEvent(ctx, current, type, at, opts.eventData));
+  return current;
+}
+
+/** The move's (or in-place event's) columns, written only while the intent still has the status read. */
+async function write(tx: Tx, intent: PaymentIntentRow, patch: IntentPatch & { status?: IntentStatus }): Promise<PaymentIntentRow> {
+  if (!(await repo.updateIfStatus(tx, intent.id, intent.status, patch))) throw new IntentMoveConflict(intent.id);
+  return { ...intent, ...(patch as Partial<PaymentIntentRow>) };
+}
+
+/** An intent past its expiry moves to expired, at its expiry; answers the row as it now is. */
+export async function expireIfOverdue(tx: Tx, ctx: MoveContext, row: PaymentIntentRow, nowMs: number): Promise<PaymentIntentRow> {
+  if (!isOverdue(row, nowMs)) return row;
+  return moveIntent(tx, ctx, row, 'expired', { at: row.expires_at });
 }
 
 /**
- * The creation move (created -> awaiting_payment) of intents inserted as awaiting_payment: the statements
- * that record their events, for the caller to run in the transaction that inserts them. `views`, when
- * given, are the intents as the API shows them (the events' data), already built by the caller.
+ * The creation move (created -> awaiting_payment) of intents inserted as awaiting_payment: their events,
+ * added to the batch that inserts them. `views` are the intents as the API shows them (the events' data).
  */
-export function creationEvents(
-  trx: Transaction<DB> | Kysely<DB>,
+export function addCreationEvents(
+  db: Db | Tx,
+  batch: WriteBatch,
   ctx: MoveContext,
   intents: readonly PaymentIntentRow[],
-  views?: readonly PaymentIntent[],
-): EventStatements {
+  views: readonly PaymentIntent[],
+): void {
   for (const intent of intents) {
     if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
       throw new IllegalIntentMove('created', intent.status);
     }
   }
-  return eventStatements(
-    trx,
-    intents.map((intent, i) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at, undefined, views?.[i])),
+  addEvents(
+    db,
+    batch,
+    intents.map((intent, i) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at, undefined, views[i])),
   );
 }
 
@@ -153,15 +195,4 @@ function intentEvent(
     data: extra ? { ...shown, ...extra } : (shown as unknown as Record<string, unknown>),
     at,
   };
-}
-
-async function recordIntentEvent(
-  trx: Transaction<DB> | Kysely<DB>,
-  ctx: MoveContext,
-  intent: PaymentIntentRow,
-  type: EventType,
-  at: number,
-  extra?: Record<string, unknown>,
-): Promise<void> {
-  await recordEvent(trx, intentEvent(ctx, intent, type, at, extra));
 }

@@ -1,4 +1,3 @@
 export { paymentLinkRoutes, PaymentLinkResponse } from './payment-links.routes.js';
-export { createLink, getLink, linkStatus, linkUrlFor, openLink, type OpenLinkResult, type PaymentLink } from './payment-links.service.js';
-export { findLinkInEnvironment } from './payment-links.repo.js';
-export { countPaidIntents, paymentLinkFull } from './link-cap.js';
+export { LINK_STATUSES, PaymentLinkRecord, linkUrlFor, type LinkStatus, type LinkUrlFor, type PaymentLink } from './payment-link.view.js';
+export { LinkService, type CreateLinkInput, type LinkServiceDeps, type OpenLinkResult } from './payment-links.service.js';

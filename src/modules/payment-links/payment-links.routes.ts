@@ -1,32 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { DecimalString, IdParams, Metadata, MetadataRecord, StringEnum, withMeta } from '../../http/schemas.js';
+import { DecimalString, IdParams, Metadata, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { intentContext } from '../payment-intents/index.js';
-import * as service from './payment-links.service.js';
-
-const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T, description: string) =>
-  Type.Union([t, Type.Null()], { description });
-
-export const paymentLinkProperties = {
-  id: Type.String({ description: 'Identifier, prefix `pl_`' }),
-  object: Type.Literal('payment_link'),
-  url: Type.String({ format: 'uri', description: 'Reusable hosted page; each open mints a fresh payment intent' }),
-  status: StringEnum(['active', 'completed', 'expired'] as const),
-  title: Type.String(),
-  amount: nullable(Type.String(), 'Fiat amount; null when the customer enters it'),
-  currency: Type.String(),
-  settlement_currency: Type.String(),
-  paid_count: Type.Integer({ description: 'Paid intents minted by this link (a later refund still counts)' }),
-  max_payments: nullable(Type.Integer(), 'Cap on paid payments; null for no cap'),
-  expires_at: nullable(Type.String({ format: 'date-time' }), 'When the link stops minting intents; null for never'),
-  metadata: MetadataRecord,
-  created_at: Type.String({ format: 'date-time' }),
-  livemode: Type.Boolean(),
-};
+import { paymentLinkProperties } from './payment-link.view.js';
+import type { LinkService } from './payment-links.service.js';
 
 export const PaymentLinkResponse = withMeta(paymentLinkProperties, { title: 'PaymentLinkResponse' });
 
@@ -43,9 +22,7 @@ const CreateLinkBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const ctx = intentContext(deps);
-  const urlFor = service.linkUrlFor(deps.config);
+export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }> = async (app, { links }) => {
 
   app.post(
     '/payment-links',
@@ -59,7 +36,7 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = a
       },
     },
     async (request, reply) => {
-      const link = await service.createLink(ctx, urlFor, requireAuth(request), request.body);
+      const link = await links.create(requireAuth(request), request.body);
       return reply.code(201).send(withResponseMeta(request, link));
     },
   );
@@ -75,6 +52,6 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = a
         response: { 200: PaymentLinkResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.getLink(ctx, urlFor, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await links.get(requireAuth(request), request.params.id)),
   );
 };

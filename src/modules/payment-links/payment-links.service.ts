@@ -1,37 +1,16 @@
-// Payment links (section 2.2, 3.3, 4.5; DECISIONS "Payment links"): create, retrieve, and mint a fresh
-// payment intent each time a customer opens the link's url.
-import { originOf, type Config } from '../../config.js';
-import type { PaymentIntentRow } from '../../db/schema.js';
-import type { PaymentLinkRow } from '../../db/schema-checkout.js';
-import { isoTime } from '../../shared/clock.js';
+// Payment links (section 2.2, 3.3, 4.5; DECISIONS "Payment links"): create, retrieve, mint a fresh payment
+// intent each time a customer opens the link's url, and the cap on paid payments.
+import type { PaymentIntentRow, PaymentLinkRow } from '../../db/schema.js';
+import type { Db, Tx } from '../../db/transaction.js';
+import type { MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { formatAmount } from '../../shared/money.js';
+import { formatAmount, requireAmount, requireAsset, requireFiat, type FiatCurrency } from '../../shared/money.js';
 import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
-import { buildIntentRow, insertNewIntent, type IntentContext } from '../payment-intents/index.js';
-import { requireAmount, requireAsset, requireFiat } from '../quotes/quotes.service.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
-import { countPaidIntents } from './link-cap.js';
+import type { Environment, MerchantScope } from '../../shared/scope.js';
+import type { IntentService } from '../payment-intents/index.js';
+import { linkStatus, linkView, type LinkStatus, type LinkUrlFor, type PaymentLink } from './payment-link.view.js';
 import * as repo from './payment-links.repo.js';
-
-export type LinkStatus = 'active' | 'completed' | 'expired';
-
-export interface PaymentLink {
-  id: string;
-  object: 'payment_link';
-  url: string;
-  status: LinkStatus;
-  title: string;
-  amount: string | null;
-  currency: string;
-  settlement_currency: string;
-  paid_count: number;
-  max_payments: number | null;
-  expires_at: string | null;
-  metadata: RawJson;
-  created_at: string;
-  livemode: boolean;
-}
 
 export interface CreateLinkInput {
   title: string;
@@ -43,79 +22,11 @@ export interface CreateLinkInput {
   metadata?: object;
 }
 
-export type LinkUrlFor = (environment: 'live' | 'test', linkId: string) => string;
-
-export function linkUrlFor(config: Config): LinkUrlFor {
-  const live = originOf(config.liveUrl);
-  const sandbox = originOf(config.sandboxUrl);
-  return (environment, id) => `${environment === 'live' ? live : sandbox}/pay/${id}`;
-}
-
-/** Completed (cap reached) wins over expired: both are final, and the cap is the stronger fact. */
-export function linkStatus(link: PaymentLinkRow, paidCount: number, nowMs: number): LinkStatus {
-  if (link.max_payments !== null && paidCount >= link.max_payments) return 'completed';
-  if (link.expires_at !== null && link.expires_at <= nowMs) return 'expired';
-  return 'active';
-}
-
-async function nowFor(ctx: IntentContext, link: Pick<PaymentLinkRow, 'merchant_id' | 'environment'>): Promise<number> {
-  return (await merchantClock(ctx.db, ctx.clock, link.merchant_id, link.environment)).nowMs();
-}
-
-export async function linkView(ctx: IntentContext, urlFor: LinkUrlFor, link: PaymentLinkRow): Promise<PaymentLink> {
-  const paid = await countPaidIntents(ctx.db, link.id);
-  return {
-    id: link.id,
-    object: 'payment_link',
-    url: urlFor(link.environment, link.id),
-    status: linkStatus(link, paid, await nowFor(ctx, link)),
-    title: link.title,
-    amount: link.amount,
-    currency: link.currency,
-    settlement_currency: link.settlement_currency,
-    paid_count: paid,
-    max_payments: link.max_payments,
-    expires_at: link.expires_at === null ? null : isoTime(link.expires_at),
-    metadata: new RawJson(link.metadata),
-    created_at: isoTime(link.created_at),
-    livemode: link.environment === 'live',
-  };
-}
-
-export async function createLink(ctx: IntentContext, urlFor: LinkUrlFor, scope: repo.Scope, input: CreateLinkInput): Promise<PaymentLink> {
-  const title = input.title.trim();
-  if (title.length === 0) throw new AppError('parameter_invalid', 'Invalid title: must not be empty', { param: 'title' });
-  const currency = requireFiat(input.currency, 'currency');
-  const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
-  const amount = input.amount === undefined ? null : formatAmount(requireAmount(input.amount, currency, 'amount'), currency);
-  const now = (await merchantClock(ctx.db, ctx.clock, scope.merchantId, scope.environment)).nowMs();
-  let expiresAt: number | null = null;
-  if (input.expires_at !== undefined) {
-    expiresAt = Date.parse(input.expires_at);
-    if (!Number.isFinite(expiresAt)) throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
-    if (expiresAt <= now) throw new AppError('parameter_invalid', 'Invalid expires_at: must be in the future', { param: 'expires_at' });
-  }
-  const row: PaymentLinkRow = {
-    id: newId('payment_link'),
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-    title,
-    amount,
-    currency,
-    settlement_currency: asset,
-    max_payments: input.max_payments ?? null,
-    expires_at: expiresAt,
-    metadata: jsonTextOf(input.metadata ?? {}),
-    created_at: now,
-  };
-  await repo.insertLink(ctx.db, row);
-  return linkView(ctx, urlFor, row);
-}
-
-export async function getLink(ctx: IntentContext, urlFor: LinkUrlFor, scope: repo.Scope, id: string): Promise<PaymentLink> {
-  const row = await repo.findLink(ctx.db, scope, id);
-  if (!row) throw notFound('payment_link', id);
-  return linkView(ctx, urlFor, row);
+export interface LinkServiceDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  linkUrl: LinkUrlFor;
 }
 
 export type OpenLinkResult =
@@ -123,39 +34,113 @@ export type OpenLinkResult =
   | { kind: 'needs_amount'; link: PaymentLinkRow; error: string | null }
   | { kind: 'minted'; link: PaymentLinkRow; intent: PaymentIntentRow };
 
-/**
- * A customer opens the link: an inactive link mints nothing; a link without an amount asks for one
- * (validated like any amount of its currency); otherwise a fresh intent is minted with payment_link set.
- */
-export async function openLink(ctx: IntentContext, link: PaymentLinkRow, amountText: string | undefined): Promise<OpenLinkResult> {
-  const now = await nowFor(ctx, link);
-  const status = linkStatus(link, await countPaidIntents(ctx.db, link.id), now);
-  if (status !== 'active') return { kind: 'inactive', link, status };
-  let amount = link.amount;
-  if (amount === null) {
-    if (amountText === undefined || amountText.trim() === '') return { kind: 'needs_amount', link, error: null };
-    const text = amountText.trim();
-    if (text.length > 32) return { kind: 'needs_amount', link, error: 'Enter a shorter amount.' };
-    try {
-      amount = formatAmount(requireAmount(text, link.currency as never, 'amount'), link.currency as never);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return { kind: 'needs_amount', link, error: plainAmountError(text, link.currency) };
-    }
+const scopeOf = (link: PaymentLinkRow): MerchantScope => ({ merchantId: link.merchant_id, environment: link.environment });
+
+export class LinkService {
+  constructor(private readonly deps: LinkServiceDeps) {}
+
+  private async view(link: PaymentLinkRow): Promise<PaymentLink> {
+    const paid = await repo.countPaidIntents(this.deps.db, link.id);
+    return linkView(link, this.deps.linkUrl, paid, await this.deps.clocks.nowMs(scopeOf(link)));
   }
-  const scope = { merchantId: link.merchant_id, environment: link.environment };
-  const intent = buildIntentRow(ctx, scope, now, {
-    amount,
-    currency: link.currency,
-    settlement_currency: link.settlement_currency,
-    description: link.title,
-    payment_link: link.id,
-    metadata: new RawJson(link.metadata),
-  });
-  // An intent never outlives its link.
-  if (link.expires_at !== null && link.expires_at < intent.expires_at) intent.expires_at = link.expires_at;
-  await ctx.db.transaction().execute((trx) => insertNewIntent(trx, ctx, intent));
-  return { kind: 'minted', link, intent };
+
+  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateLinkInput): Promise<PaymentLink> {
+    const title = input.title.trim();
+    if (title.length === 0) throw new AppError('parameter_invalid', 'Invalid title: must not be empty', { param: 'title' });
+    const currency = requireFiat(input.currency, 'currency');
+    const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
+    const amount = input.amount === undefined ? null : formatAmount(requireAmount(input.amount, currency, 'amount'), currency);
+    const now = await this.deps.clocks.nowMs(scope);
+    let expiresAt: number | null = null;
+    if (input.expires_at !== undefined) {
+      expiresAt = Date.parse(input.expires_at);
+      if (!Number.isFinite(expiresAt)) throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
+      if (expiresAt <= now) throw new AppError('parameter_invalid', 'Invalid expires_at: must be in the future', { param: 'expires_at' });
+    }
+    const row: PaymentLinkRow = {
+      id: newId('payment_link'),
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      title,
+      amount,
+      currency,
+      settlement_currency: asset,
+      max_payments: input.max_payments ?? null,
+      expires_at: expiresAt,
+      metadata: jsonTextOf(input.metadata ?? {}),
+      created_at: now,
+    };
+    await repo.insertLink(this.deps.db, row);
+    return this.view(row);
+  }
+
+  async get(scope: MerchantScope, id: string): Promise<PaymentLink> {
+    const row = await repo.findLink(this.deps.db, scope, id);
+    if (!row) throw notFound('payment_link', id);
+    return this.view(row);
+  }
+
+  /** A link by its unguessable id within an environment (the public page). */
+  findPublic(environment: Environment, id: string): Promise<PaymentLinkRow | undefined> {
+    return repo.findLinkInEnvironment(this.deps.db, environment, id);
+  }
+
+  /** Whether the link that minted an intent has no place left for one more paid payment. */
+  async isFull(linkId: string): Promise<boolean> {
+    const link = await repo.findLinkCap(this.deps.db, linkId);
+    return link?.max_payments != null && (await repo.countPaidIntents(this.deps.db, linkId)) >= link.max_payments;
+  }
+
+  /**
+   * The cap, inside a payment's transaction: locks the link and answers the refusal when it has no place
+   * left for one more paid intent, else null. Of any number of concurrent payments, exactly as many as
+   * there are places left end paid.
+   */
+  readonly capCheck = async (tx: Tx, linkId: string): Promise<AppError | null> => {
+    const link = await repo.lockLinkCap(tx, linkId);
+    if (!link || link.max_payments === null) return null;
+    if ((await repo.countPaidIntents(tx, linkId)) < link.max_payments) return null;
+    return new AppError(
+      'payment_link_completed',
+      `The payment link ${linkId} already has its ${link.max_payments} paid payment${link.max_payments === 1 ? '' : 's'}; this payment was declined and the intent is still unpaid.`,
+    );
+  };
+
+  /**
+   * A customer opens the link: an inactive link mints nothing; a link without an amount asks for one
+   * (validated like any amount of its currency); otherwise a fresh intent is minted with payment_link set.
+   */
+  async open(link: PaymentLinkRow, amountText: string | undefined): Promise<OpenLinkResult> {
+    const scope = scopeOf(link);
+    const now = await this.deps.clocks.nowMs(scope);
+    const status = linkStatus(link, await repo.countPaidIntents(this.deps.db, link.id), now);
+    if (status !== 'active') return { kind: 'inactive', link, status };
+    let amount = link.amount;
+    if (amount === null) {
+      if (amountText === undefined || amountText.trim() === '') return { kind: 'needs_amount', link, error: null };
+      const text = amountText.trim();
+      if (text.length > 32) return { kind: 'needs_amount', link, error: 'Enter a shorter amount.' };
+      const currency = link.currency as FiatCurrency;
+      try {
+        amount = formatAmount(requireAmount(text, currency, 'amount'), currency);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return { kind: 'needs_amount', link, error: plainAmountError(text, link.currency) };
+      }
+    }
+    const intent = this.deps.intents.prepare(scope, now, {
+      amount,
+      currency: link.currency,
+      settlement_currency: link.settlement_currency,
+      description: link.title,
+      payment_link: link.id,
+      metadata: new RawJson(link.metadata),
+      // An intent never outlives its link.
+      ...(link.expires_at === null ? {} : { expires_not_after: link.expires_at }),
+    });
+    await this.deps.intents.insert(intent);
+    return { kind: 'minted', link, intent: intent.row };
+  }
 }
 
 function plainAmountError(text: string, currency: string): string {
@@ -163,4 +148,3 @@ function plainAmountError(text: string, currency: string): string {
   if (/^[0.]+$/.test(text)) return 'Enter an amount greater than zero.';
   return currency === 'UGX' || currency === 'RWF' ? `${currency} amounts have no decimals.` : `${currency} amounts have at most 2 decimals.`;
 }
-

@@ -1,30 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { StringEnum, withMeta } from '../../http/schemas.js';
+import { DecimalString, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
-import { DecimalString } from '../../http/schemas.js';
-import { createQuote } from './quotes.service.js';
+import { StringEnum } from '../../shared/schema.js';
+import { QuoteRecord, type QuoteService } from './quotes.service.js';
 
-const QuoteResponse = withMeta(
-  {
-    id: Type.String({ description: 'Identifier, prefix `qt_`' }),
-    object: Type.Literal('quote'),
-    source_currency: Type.String(),
-    target_asset: Type.String(),
-    side: StringEnum(['customer_pays', 'merchant_receives'] as const),
-    rate: Type.String({ description: 'Fiat price of one unit of the asset' }),
-    source_amount: Type.String(),
-    target_amount: Type.String(),
-    expires_at: Type.String({ format: 'date-time', description: '10 minutes after creation' }),
-    created_at: Type.String({ format: 'date-time' }),
-    livemode: Type.Boolean(),
-  },
-  { title: 'Quote' },
-);
+const QuoteResponse = withMeta(QuoteRecord.properties, { title: 'Quote' });
 
 const QuoteBody = Type.Object(
   {
@@ -36,7 +19,7 @@ const QuoteBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const quoteRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const quoteRoutes: FastifyPluginAsyncTypebox<{ quotes: QuoteService }> = async (app, { quotes }) => {
   app.post(
     '/quotes',
     {
@@ -50,9 +33,7 @@ export const quoteRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (
       },
     },
     async (request) => {
-      const scope = requireAuth(request);
-      const clock = await merchantClock(deps.db, deps.clock, scope.merchantId, scope.environment);
-      return withResponseMeta(request, await createQuote(deps.db, clock, deps.rates, scope, request.body));
+      return withResponseMeta(request, await quotes.create(requireAuth(request), request.body));
     },
   );
 };

@@ -1,15 +1,16 @@
 // Locked quotes: a fiat-to-asset conversion held for 10 minutes of the merchant's clock.
-import type { Kysely } from 'kysely';
-import type { DB, QuoteRow } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
-import { isoTime } from '../../shared/clock.js';
-import { AppError } from '../../shared/errors.js';
+import { Type, type Static } from 'typebox';
+import type { QuoteRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
+import { MINUTE_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { formatAmount, isAsset, isFiat, parseAmount, type FiatCurrency, type SettlementAsset } from '../../shared/money.js';
+import { assetForFiat, fiatForAsset, formatAmount, requireAmount, requireAsset, requireFiat } from '../../shared/money.js';
+import { DateTime, StringEnum } from '../../shared/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
 import type { RateProvider } from '../rates/index.js';
-import { assetForFiat, fiatForAsset } from './pricing.js';
+import * as repo from './quotes.repo.js';
 
-export const QUOTE_LOCK_MS = 10 * 60_000;
+export const QUOTE_LOCK_MS = 10 * MINUTE_MS;
 
 export interface QuoteInput {
   source_currency: string;
@@ -18,19 +19,23 @@ export interface QuoteInput {
   side?: 'customer_pays' | 'merchant_receives';
 }
 
-export interface Quote {
-  id: string;
-  object: 'quote';
-  source_currency: string;
-  target_asset: string;
-  side: 'customer_pays' | 'merchant_receives';
-  rate: string;
-  source_amount: string;
-  target_amount: string;
-  expires_at: string;
-  created_at: string;
-  livemode: boolean;
-}
+export const QuoteRecord = Type.Object(
+  {
+    id: Type.String({ description: 'Identifier, prefix `qt_`' }),
+    object: Type.Literal('quote'),
+    source_currency: Type.String(),
+    target_asset: Type.String(),
+    side: StringEnum(['customer_pays', 'merchant_receives'] as const),
+    rate: Type.String({ description: 'Fiat price of one unit of the asset' }),
+    source_amount: Type.String(),
+    target_amount: Type.String(),
+    expires_at: DateTime({ description: '10 minutes after creation' }),
+    created_at: DateTime(),
+    livemode: Type.Boolean(),
+  },
+  { title: 'Quote' },
+);
+export type Quote = Static<typeof QuoteRecord>;
 
 export function quoteView(row: QuoteRow): Quote {
   return {
@@ -48,33 +53,11 @@ export function quoteView(row: QuoteRow): Quote {
   };
 }
 
-export function requireFiat(code: string, param: string): FiatCurrency {
-  if (!isFiat(code)) throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported currency`, { param });
-  return code;
-}
+export class QuoteService {
+  constructor(private readonly deps: { db: Db; clocks: MerchantClocks; rates: RateProvider }) {}
 
-export function requireAsset(code: string, param: string): SettlementAsset {
-  if (!isAsset(code)) {
-    throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported settlement asset (USDT, USDC, BTC, ETH, SOL)`, {
-      param,
-    });
-  }
-  return code;
-}
-
-export function requireAmount(text: string, unit: FiatCurrency | SettlementAsset, param: string) {
-  const parsed = parseAmount(text, unit);
-  if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid ${param}: ${parsed.message}`, { param });
-  return parsed.value;
-}
-
-export async function createQuote(
-  db: Kysely<DB>,
-  clock: Clock,
-  rates: RateProvider,
-  scope: { merchantId: string; environment: 'live' | 'test' },
-  input: QuoteInput,
-): Promise<Quote> {
+  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: QuoteInput): Promise<Quote> {
+  const { rates } = this.deps;
   const currency = requireFiat(input.source_currency, 'source_currency');
   const asset = requireAsset(input.target_asset, 'target_asset');
   const side = input.side ?? 'customer_pays';
@@ -90,7 +73,7 @@ export async function createQuote(
     target = formatAmount(amount, asset);
     source = formatAmount(fiatForAsset(amount, rate, currency), currency);
   }
-  const now = clock.nowMs();
+  const now = await this.deps.clocks.nowMs(scope);
   const row: QuoteRow = {
     id: newId('quote'),
     merchant_id: scope.merchantId,
@@ -104,6 +87,7 @@ export async function createQuote(
     expires_at: now + QUOTE_LOCK_MS,
     created_at: now,
   };
-  await db.insertInto('quotes').values(row).execute();
+  await repo.insertQuote(this.deps.db, row);
   return quoteView(row);
+  }
 }

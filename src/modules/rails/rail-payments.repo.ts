@@ -1,14 +1,13 @@
 // The only SQL of rail payments: payments a rail started that finish later (STK push, PayPal approval).
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { RailPaymentRow, RailPaymentState } from '../../db/schema-checkout.js';
-import type { RailScope } from './rail.js';
+import type { RailPaymentRow, RailPaymentState } from '../../db/schema.js';
+import type { Q } from '../../db/transaction.js';
+import type { MerchantScope } from '../../shared/scope.js';
 
-export async function insertRailPayment(db: Kysely<DB>, row: RailPaymentRow): Promise<void> {
+export async function insertRailPayment(db: Q, row: RailPaymentRow): Promise<void> {
   await db.insertInto('rail_payments').values(row).execute();
 }
 
-export async function findRailPayment(db: Kysely<DB>, scope: RailScope, id: string): Promise<RailPaymentRow | undefined> {
+export async function findRailPayment(db: Q, scope: MerchantScope, id: string): Promise<RailPaymentRow | undefined> {
   return db
     .selectFrom('rail_payments')
     .selectAll()
@@ -19,7 +18,7 @@ export async function findRailPayment(db: Kysely<DB>, scope: RailScope, id: stri
 }
 
 /** The latest rail payment of an intent (what the checkout shows as the current attempt). */
-export async function latestRailPayment(db: Kysely<DB>, intentId: string): Promise<RailPaymentRow | undefined> {
+export async function latestRailPayment(db: Q, intentId: string): Promise<RailPaymentRow | undefined> {
   return db
     .selectFrom('rail_payments')
     .selectAll()
@@ -32,7 +31,7 @@ export async function latestRailPayment(db: Kysely<DB>, intentId: string): Promi
 
 /** Moves a rail payment from one state to another; true for the one caller that won the move. */
 export async function moveRailPayment(
-  db: Kysely<DB>,
+  db: Q,
   id: string,
   from: RailPaymentState,
   to: RailPaymentState,

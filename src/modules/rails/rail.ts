@@ -2,18 +2,13 @@
 // later. Real rails (M-Pesa, card, PayPal, on-chain) plug in here without touching the state machine:
 // whatever a provider says comes back through `PaymentOutcomeSink.report`, the one code path into the
 // payment intent's state machine (payments.service.ts applyPaymentOutcome).
-import type { EnvironmentColumn, PaymentIntentRow } from '../../db/schema.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
 import type { Decimal } from '../../shared/money.js';
-import type { PaymentMethod } from '../payment-intents/payment-methods.js';
-import type { PaymentOutcome } from '../payment-intents/payments.service.js';
-
-export interface RailScope {
-  merchantId: string;
-  environment: EnvironmentColumn;
-}
+import type { Environment, MerchantScope } from '../../shared/scope.js';
+import type { PaymentMethod, PaymentReport } from '../payment-intents/index.js';
 
 export interface StartPaymentRequest {
-  scope: RailScope;
+  scope: MerchantScope;
   intent: PaymentIntentRow;
   method: PaymentMethod;
   /** Method-specific input (phone number, card token, wallet network, simulated outcome, ...). */
@@ -26,7 +21,7 @@ export type StartPaymentResult =
   | { state: 'pending'; reference: string; intent: PaymentIntentRow; nextAction?: Record<string, unknown> };
 
 export interface RefundRequest {
-  scope: RailScope;
+  scope: MerchantScope;
   intent: PaymentIntentRow;
   amount: Decimal;
   returnAddress?: string;
@@ -46,11 +41,11 @@ export interface PaymentRail {
    * Asks the provider about a payment that started `pending` (an STK push waiting for the phone): a rail
    * whose provider has answered reports the outcome through its sink. Safe to call any number of times.
    */
-  poll?(scope: RailScope, reference: string): Promise<void>;
+  poll?(scope: MerchantScope, reference: string): Promise<void>;
   /** The customer's answer at the provider's own approval step (PayPal's redirect). */
-  approve?(scope: RailScope, reference: string, approved: boolean): Promise<void>;
+  approve?(scope: MerchantScope, reference: string, approved: boolean): Promise<void>;
   /** Sandbox only: an on-chain deposit arrives at one of the merchant's addresses. */
-  simulateDeposit?(scope: RailScope, deposit: SimulatedDeposit): Promise<DepositResult>;
+  simulateDeposit?(scope: MerchantScope, deposit: SimulatedDeposit): Promise<DepositResult>;
   /** Stops timers; called when the server shuts down. */
   close?(): void;
 }
@@ -69,29 +64,21 @@ export interface DepositResult {
   payment_intent: string | null;
 }
 
-export interface OutcomeReport {
-  intentId: string;
-  method: PaymentMethod;
-  outcome: PaymentOutcome;
-  amount?: Decimal;
-  failureCode?: string;
-}
-
 /** Where rails report outcomes; implemented by the payment service. */
 export interface PaymentOutcomeSink {
-  report(scope: RailScope, report: OutcomeReport): Promise<PaymentIntentRow>;
+  report(scope: MerchantScope, report: PaymentReport): Promise<PaymentIntentRow>;
 }
 
 export class RailRegistry {
   private readonly byEnvMethod = new Map<string, PaymentRail>();
 
-  register(environment: EnvironmentColumn, rail: PaymentRail): this {
+  register(environment: Environment, rail: PaymentRail): this {
     for (const m of rail.methods) this.byEnvMethod.set(`${environment}/${m}`, rail);
     return this;
   }
 
   /** The rail that carries a method in an environment, or null when none is configured. */
-  railFor(environment: EnvironmentColumn, method: PaymentMethod): PaymentRail | null {
+  railFor(environment: Environment, method: PaymentMethod): PaymentRail | null {
     return this.byEnvMethod.get(`${environment}/${method}`) ?? null;
   }
 

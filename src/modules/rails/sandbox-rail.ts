@@ -4,23 +4,19 @@
 // - the hosted checkout (method details): behaves like each provider with the test values of DECISIONS —
 //   a card is answered at once, an M-Pesa STK push is pending until the simulated phone answers, PayPal
 //   waits for the customer's approval on its own page, an external wallet waits for a deposit.
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { RailPaymentRow } from '../../db/schema-checkout.js';
+import type { RailPaymentRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { AppError } from '../../shared/errors.js';
-import type { Clock } from '../../shared/clock.js';
+import type { MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { Decimal } from '../../shared/money.js';
-import { PAYMENT_METHODS } from '../payment-intents/payment-methods.js';
-import { PAYMENT_OUTCOMES, type PaymentOutcome } from '../payment-intents/payments.service.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { PAYMENT_METHODS, PAYMENT_OUTCOMES, type PaymentOutcome, type PaymentReport } from '../payment-intents/index.js';
 import { checkCard, maskPhone, normalizeMpesaPhone, sandboxCardResult, sandboxMpesaResult, type SandboxMpesaResult } from './payment-details.js';
 import type {
   DepositResult,
-  OutcomeReport,
   PaymentOutcomeSink,
   PaymentRail,
-  RailScope,
   RefundRequest,
   RefundResult,
   SimulatedDeposit,
@@ -31,9 +27,8 @@ import * as railRepo from './rail-payments.repo.js';
 import { allocateWalletAmount, receiveDeposit } from './sandbox-wallet.js';
 
 export interface SandboxRailOptions {
-  db: Kysely<DB>;
-  /** The base clock; each merchant's sandbox clock is layered on it. */
-  clock: Clock;
+  db: Db;
+  clocks: MerchantClocks;
   /** Where the simulated PayPal approval page of a payment is (absolute path on the checkout's origin). */
   approvalPath?: (intentId: string, reference: string) => string;
   /** How long the simulated phone takes to answer an STK push. */
@@ -50,16 +45,11 @@ export class SandboxRail implements PaymentRail {
 
   constructor(
     private readonly sink: PaymentOutcomeSink,
-    private readonly opts?: SandboxRailOptions,
+    private readonly options: SandboxRailOptions,
   ) {}
 
-  private get options(): SandboxRailOptions {
-    if (!this.opts) throw new Error('the sandbox rail was built without a database: only the sandbox driver is available');
-    return this.opts;
-  }
-
-  private async nowMs(scope: RailScope): Promise<number> {
-    return (await merchantClock(this.options.db, this.options.clock, scope.merchantId, scope.environment)).nowMs();
+  private nowMs(scope: MerchantScope): Promise<number> {
+    return this.options.clocks.nowMs(scope);
   }
 
   async startPayment(request: StartPaymentRequest): Promise<StartPaymentResult> {
@@ -87,8 +77,8 @@ export class SandboxRail implements PaymentRail {
         const phone = normalizeMpesaPhone(String(request.details['phone'] ?? ''));
         const planned = sandboxMpesaResult(phone);
         const now = await this.nowMs(request.scope);
-        const row = await this.recordRailPayment(request, 'pending', { phone: maskPhone(phone), planned }, null, now + (this.opts?.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS));
-        this.answerLater(request.scope, row.id, this.opts?.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS);
+        const row = await this.recordRailPayment(request, 'pending', { phone: maskPhone(phone), planned }, null, now + (this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS));
+        this.answerLater(request.scope, row.id, this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS);
         return { state: 'pending', reference: row.id, intent: request.intent, nextAction: { type: 'stk_push', phone: maskPhone(phone) } };
       }
       case 'paypal': {
@@ -97,9 +87,8 @@ export class SandboxRail implements PaymentRail {
         return { state: 'pending', reference: row.id, intent: request.intent, nextAction: { type: 'redirect', url: approvalPath(request.intent.id, row.id) } };
       }
       case 'external_wallet': {
-        const { db, clock } = this.options;
-        const mclock = await merchantClock(db, clock, request.scope.merchantId, request.scope.environment);
-        const wallet = await allocateWalletAmount(db, request.scope, request.intent, request.details['network'], () => mclock.nowMs());
+        const mclock = await this.options.clocks.of(request.scope);
+        const wallet = await allocateWalletAmount(this.options.db, request.scope, request.intent, request.details['network'], () => mclock.nowMs());
         return { state: 'pending', reference: `${request.intent.id}/${wallet.network}`, intent: request.intent, nextAction: { type: 'wallet_deposit', ...wallet } };
       }
     }
@@ -153,14 +142,14 @@ export class SandboxRail implements PaymentRail {
     details: Record<string, unknown>,
   ): Promise<StartPaymentResult> {
     const row = await this.recordRailPayment(request, 'resolving', details, null, null);
-    const report: Omit<OutcomeReport, 'intentId'> =
+    const report: Omit<PaymentReport, 'intentId'> =
       result.outcome === 'failed' ? { method: request.method, outcome: 'failed', failureCode: result.failureCode } : { method: request.method, outcome: 'success' };
     const intent = await this.finish(request.scope, row, report);
     return { state: 'completed', intent };
   }
 
   /** Reports a rail payment's outcome and records what became of it; rethrows a refusal (caps, link full). */
-  private async finish(scope: RailScope, row: RailPaymentRow, report: Omit<OutcomeReport, 'intentId'>) {
+  private async finish(scope: MerchantScope, row: RailPaymentRow, report: Omit<PaymentReport, 'intentId'>) {
     const db = this.options.db;
     try {
       const intent = await this.sink.report(scope, { ...report, intentId: row.payment_intent_id });
@@ -174,7 +163,7 @@ export class SandboxRail implements PaymentRail {
     }
   }
 
-  private answerLater(scope: RailScope, reference: string, delayMs: number): void {
+  private answerLater(scope: MerchantScope, reference: string, delayMs: number): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -186,7 +175,7 @@ export class SandboxRail implements PaymentRail {
   }
 
   /** The simulated phone answers an STK push once its time has come; only one caller resolves it. */
-  async poll(scope: RailScope, reference: string): Promise<void> {
+  async poll(scope: MerchantScope, reference: string): Promise<void> {
     if (this.closed) return;
     const db = this.options.db;
     const row = await railRepo.findRailPayment(db, scope, reference);
@@ -194,7 +183,7 @@ export class SandboxRail implements PaymentRail {
     if (row.resolve_at > (await this.nowMs(scope))) return;
     if (!(await railRepo.moveRailPayment(db, row.id, 'pending', 'resolving', await this.nowMs(scope)))) return;
     const planned = (JSON.parse(row.details) as { planned: SandboxMpesaResult }).planned;
-    const report: Omit<OutcomeReport, 'intentId'> =
+    const report: Omit<PaymentReport, 'intentId'> =
       planned.outcome === 'failed' ? { method: 'mpesa', outcome: 'failed', failureCode: planned.failureCode } : { method: 'mpesa', outcome: planned.outcome };
     await this.finish(scope, row, report).catch((err: unknown) => {
       if (!(err instanceof AppError)) throw err;
@@ -202,7 +191,7 @@ export class SandboxRail implements PaymentRail {
   }
 
   /** The customer approved (or turned back from) the simulated PayPal page. */
-  async approve(scope: RailScope, reference: string, approved: boolean): Promise<void> {
+  async approve(scope: MerchantScope, reference: string, approved: boolean): Promise<void> {
     const db = this.options.db;
     const row = await railRepo.findRailPayment(db, scope, reference);
     if (!row || row.method !== 'paypal') throw new AppError('resource_missing', 'No such PayPal approval.', { param: 'id' });
@@ -216,7 +205,7 @@ export class SandboxRail implements PaymentRail {
     await this.finish(scope, row, { method: 'paypal', outcome: 'success' });
   }
 
-  async simulateDeposit(scope: RailScope, deposit: SimulatedDeposit): Promise<DepositResult> {
+  async simulateDeposit(scope: MerchantScope, deposit: SimulatedDeposit): Promise<DepositResult> {
     if (scope.environment !== 'test') throw new AppError('sandbox_only', 'Simulated deposits exist only in the sandbox.');
     return receiveDeposit(this.options.db, this.sink, scope, deposit, await this.nowMs(scope));
   }

@@ -3,16 +3,18 @@
 // partial unique index over (environment, network, asset, address, amount) WHERE state = 'open', so two
 // open intents never share all four; a race loses on the index and retries. Deposits are matched on all
 // four exactly; anything else is kept as an unmatched deposit for the merchant to see.
-import type { Kysely } from 'kysely';
-import type { DB, PaymentIntentRow } from '../../db/schema.js';
-import type { WalletAllocationRow } from '../../db/schema-checkout.js';
-import { forUpdate, isUniqueViolation } from '../../db/dialect.js';
 import { randomBytes } from 'node:crypto';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { PaymentIntentRow, WalletAllocationRow } from '../../db/schema.js';
+import { transaction, type Db } from '../../db/transaction.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, parseAmount, type SettlementAsset } from '../../shared/money.js';
 import { requireNetwork, WALLET_ASSETS, type WalletNetwork } from './payment-details.js';
-import type { DepositResult, PaymentOutcomeSink, RailScope, SimulatedDeposit } from './rail.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { isOverdue, lockIntent } from '../payment-intents/index.js';
+import type { DepositResult, PaymentOutcomeSink, SimulatedDeposit } from './rail.js';
+import * as repo from './wallet.repo.js';
 import { sandboxDepositAddress } from './wallet-addresses.js';
 
 const TAG_UNIT = new Decimal('0.000001');
@@ -30,33 +32,10 @@ function instruction(a: WalletAllocationRow): WalletInstruction {
   return { network: a.network as WalletNetwork, asset: a.asset, address: a.address, amount: a.amount };
 }
 
-/** Releases open allocations on one address that no longer belong to an open intent. */
-async function releaseStale(trx: Kysely<DB>, scope: RailScope, network: string, asset: string, address: string, now: number): Promise<void> {
-  await trx
-    .updateTable('wallet_allocations')
-    .set({ state: 'released' })
-    .where('state', '=', 'open')
-    .where('environment', '=', scope.environment)
-    .where('network', '=', network)
-    .where('asset', '=', asset)
-    .where('address', '=', address)
-    .where((eb) =>
-      eb.or([
-        eb('expires_at', '<=', now),
-        eb(
-          'payment_intent_id',
-          'in',
-          eb.selectFrom('payment_intents').select('id').where('merchant_id', '=', scope.merchantId).where('status', '<>', 'awaiting_payment'),
-        ),
-      ]),
-    )
-    .execute();
-}
-
 /** The exact amount an intent expects on a network: the open one it has, or a new unique one. */
 export async function allocateWalletAmount(
-  db: Kysely<DB>,
-  scope: RailScope,
+  db: Db,
+  scope: MerchantScope,
   intent: PaymentIntentRow,
   networkText: unknown,
   nowMs: () => number,
@@ -69,37 +48,17 @@ export async function allocateWalletAmount(
   const address = sandboxDepositAddress(scope.merchantId, scope.environment, network);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction().execute(async (trx) => {
+      return await transaction(db, async (trx) => {
         const now = nowMs();
-        const row = await forUpdate(
-          trx,
-          trx.selectFrom('payment_intents').selectAll().where('id', '=', intent.id).where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment),
-        ).executeTakeFirst();
-        if (!row || row.status !== 'awaiting_payment' || row.expires_at <= now) {
+        const row = await lockIntent(trx, scope, intent.id);
+        if (!row || row.status !== 'awaiting_payment' || isOverdue(row, now)) {
           throw new AppError('intent_not_payable', 'This payment is no longer awaiting payment.');
         }
-        const existing = await trx
-          .selectFrom('wallet_allocations')
-          .selectAll()
-          .where('payment_intent_id', '=', row.id)
-          .where('network', '=', network)
-          .where('state', '=', 'open')
-          .executeTakeFirst();
+        const existing = await repo.findOpenAllocation(trx, row.id, network);
         if (existing) return instruction(existing);
-        await releaseStale(trx, scope, network, asset, address, now);
-        const taken = new Set(
-          (
-            await trx
-              .selectFrom('wallet_allocations')
-              .select('amount')
-              .where('state', '=', 'open')
-              .where('environment', '=', scope.environment)
-              .where('network', '=', network)
-              .where('asset', '=', asset)
-              .where('address', '=', address)
-              .execute()
-          ).map((r) => r.amount),
-        );
+        const slot = { environment: scope.environment, network, asset, address };
+        await repo.releaseStale(trx, scope.merchantId, slot, now);
+        const taken = await repo.openAmounts(trx, slot);
         const due = new Decimal(row.pay_amount).minus(row.amount_received);
         let amount: string | null = null;
         for (let tag = 1; tag <= MAX_TAG; tag++) {
@@ -125,7 +84,7 @@ export async function allocateWalletAmount(
           expires_at: row.expires_at,
           created_at: now,
         };
-        await trx.insertInto('wallet_allocations').values(allocation).execute();
+        await repo.insertAllocation(trx, allocation);
         return instruction(allocation);
       });
     } catch (err) {
@@ -138,9 +97,9 @@ export async function allocateWalletAmount(
 
 /** Sandbox chain watcher: a deposit arrives. Only the exact amount, asset and network is credited. */
 export async function receiveDeposit(
-  db: Kysely<DB>,
+  db: Db,
   sink: PaymentOutcomeSink,
-  scope: RailScope,
+  scope: MerchantScope,
   deposit: SimulatedDeposit,
   now: number,
 ): Promise<DepositResult> {
@@ -153,16 +112,7 @@ export async function receiveDeposit(
   if (!parsed.ok) throw new AppError('parameter_invalid', `Invalid amount: ${parsed.message}.`, { param: 'amount' });
   const amount = formatAmount(parsed.value, asset);
   const address = sandboxDepositAddress(scope.merchantId, scope.environment, network);
-  const match = await db
-    .selectFrom('wallet_allocations')
-    .selectAll()
-    .where('state', '=', 'open')
-    .where('environment', '=', scope.environment)
-    .where('network', '=', network)
-    .where('asset', '=', asset)
-    .where('address', '=', address)
-    .where('amount', '=', amount)
-    .executeTakeFirst();
+  const match = await repo.findMatch(db, { environment: scope.environment, network, asset, address }, amount);
 
   let status: 'credited' | 'unmatched' = 'unmatched';
   let reason: string | null = 'no_matching_payment';
@@ -171,19 +121,17 @@ export async function receiveDeposit(
       await sink.report(scope, { intentId: match.payment_intent_id, method: 'external_wallet', outcome: 'success', amount: parsed.value });
       status = 'credited';
       reason = null;
-      await db.updateTable('wallet_allocations').set({ state: 'credited' }).where('id', '=', match.id).where('state', '=', 'open').execute();
+      await repo.closeAllocation(db, match.id, 'credited');
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       reason = err.code;
       if (err.code === 'intent_not_payable') {
-        await db.updateTable('wallet_allocations').set({ state: 'released' }).where('id', '=', match.id).where('state', '=', 'open').execute();
+        await repo.closeAllocation(db, match.id, 'released');
       }
     }
   }
   const id = newId('wallet_deposit');
-  await db
-    .insertInto('wallet_deposits')
-    .values({
+  await repo.insertDeposit(db, {
       id,
       merchant_id: scope.merchantId,
       environment: scope.environment,
@@ -196,7 +144,6 @@ export async function receiveDeposit(
       reason,
       payment_intent_id: match?.payment_intent_id ?? null,
       created_at: now,
-    })
-    .execute();
+    });
   return { id, status, reason, payment_intent: match?.payment_intent_id ?? null };
 }

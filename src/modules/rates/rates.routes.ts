@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { metaProperties, StringEnum } from '../../http/schemas.js';
+import { metaProperties } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
+import type { RateProvider } from './rate-provider.js';
 import { FIAT_CURRENCIES, SETTLEMENT_ASSETS } from '../../shared/money.js';
 
 const RatesResponse = Type.Object(
@@ -21,7 +22,7 @@ const RatesResponse = Type.Object(
   { title: 'Rates' },
 );
 
-export const rateRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const rateRoutes: FastifyPluginAsyncTypebox<{ rates: RateProvider }> = async (app, { rates }) => {
   app.get(
     '/rates',
     {
@@ -36,7 +37,7 @@ export const rateRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (a
     async (request) =>
       withResponseMeta(request, {
         object: 'rates' as const,
-        data: deps.rates.snapshot().map((s) => ({ asset: s.asset, prices: s.prices, updated_at: new Date(s.updatedAt).toISOString() })),
+        data: rates.snapshot().map((s) => ({ asset: s.asset, prices: s.prices, updated_at: new Date(s.updatedAt).toISOString() })),
       }),
   );
 };

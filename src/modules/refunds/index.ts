@@ -1,2 +1,3 @@
-export { refundRoutes, RefundRecord } from './refunds.routes.js';
-export { createRefund, getRefund, listRefunds, refundView, reviewRefund, type Refund, type RefundDeps } from './refunds.service.js';
+export { refundRoutes } from './refunds.routes.js';
+export { REFUND_STATUSES, RefundRecord, refundView, type Refund } from './refund.view.js';
+export { RefundService, type RefundServiceDeps } from './refunds.service.js';

@@ -1,18 +1,16 @@
-import type { Kysely, Transaction } from 'kysely';
 import { engineOf, forUpdate } from '../../db/dialect.js';
-import type { DB, PaymentIntentRow, RefundRow, MerchantScope } from '../../db/schema.js';
-import { keysetPage, type Cursor } from '../../http/pagination.js';
+import type { PaymentIntentRow, RefundRow } from '../../db/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Q, Tx } from '../../db/transaction.js';
+import { keysetPage, type Cursor } from '../../db/pagination.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
 
 export async function insertRefund(db: Q, row: RefundRow): Promise<void> {
   await db.insertInto('refunds').values(row).execute();
 }
 
-export async function findRefund(db: Q, scope: Scope, id: string): Promise<RefundRow | undefined> {
+export async function findRefund(db: Q, scope: MerchantScope, id: string): Promise<RefundRow | undefined> {
   return db
     .selectFrom('refunds')
     .selectAll()
@@ -28,7 +26,7 @@ export async function findActiveRefundOfIntent(db: Q, intentId: string): Promise
 }
 
 /** Any merchant's refund by id (the operator's review). */
-export async function lockRefundById(trx: Transaction<DB>, id: string): Promise<RefundRow | undefined> {
+export async function lockRefundById(trx: Tx, id: string): Promise<RefundRow | undefined> {
   return forUpdate(trx, trx.selectFrom('refunds').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
@@ -42,7 +40,7 @@ export async function moveRefund(db: Q, row: RefundRow, to: RefundRow['status'],
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function listRefunds(db: Q, scope: Scope, filter: { paymentIntent?: string }, cursor: Cursor | null, limit: number): Promise<RefundRow[]> {
+export async function listRefunds(db: Q, scope: MerchantScope, filter: { paymentIntent?: string }, cursor: Cursor | null, limit: number): Promise<RefundRow[]> {
   let q = db
     .selectFrom('refunds')
     .selectAll()
@@ -50,17 +48,4 @@ export async function listRefunds(db: Q, scope: Scope, filter: { paymentIntent?:
     .where('environment', '=', scope.environment);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
-}
-
-/** The payment intent being refunded, row-locked: concurrent refund requests of one payment queue here. */
-export async function lockIntent(trx: Transaction<DB>, scope: Scope, id: string): Promise<PaymentIntentRow | undefined> {
-  return forUpdate(
-    trx,
-    trx
-      .selectFrom('payment_intents')
-      .selectAll()
-      .where('id', '=', id)
-      .where('merchant_id', '=', scope.merchantId)
-      .where('environment', '=', scope.environment),
-  ).executeTakeFirst();
 }

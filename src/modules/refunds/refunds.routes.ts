@@ -1,36 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { DecimalString, IdParams, ListOf, StringEnum, metaProperties, withMeta } from '../../http/schemas.js';
+import { DecimalString, IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
-import { checkoutUrlFor } from '../payment-intents/index.js';
-import * as service from './refunds.service.js';
+import { REFUND_STATUSES, RefundRecord, refundProperties, refundView } from './refund.view.js';
+import { RETURN_ADDRESS_PATTERN, type RefundService } from './refunds.service.js';
 
-export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
-
-const refundProperties = {
-  id: Type.String({ description: 'Identifier, prefix `re_`' }),
-  object: Type.Literal('refund'),
-  payment_intent: Type.String(),
-  amount: Type.String({ description: "The payment intent's full amount" }),
-  currency: Type.String({ description: "The payment intent's currency" }),
-  status: StringEnum(REFUND_STATUSES),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  return_address: Type.Union([Type.String(), Type.Null()], { description: 'External-wallet refunds: where the on-chain send goes' }),
-  created_at: Type.String({ format: 'date-time' }),
-  livemode: Type.Boolean(),
-};
-
-export const RefundRecord = Type.Object(refundProperties, { title: 'Refund' });
 const RefundResponse = withMeta(refundProperties, { title: 'RefundResponse' });
 
 const reason = Type.String({ minLength: 1, maxLength: 500 });
 const returnAddress = Type.String({
   maxLength: 100,
-  pattern: service.RETURN_ADDRESS_PATTERN,
+  pattern: RETURN_ADDRESS_PATTERN,
   'x-message': 'must be a TRON or Solana (base58) or Base or Polygon (0x and 40 hex digits) address',
   description: "External-wallet payments only, and required for them: the payer's address for the on-chain refund",
 });
@@ -56,14 +40,7 @@ const RefundRequestResponse = Type.Object(
   { title: 'RefundRequest', additionalProperties: false },
 );
 
-export const refundRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const refundDeps: service.RefundDeps = {
-    db: deps.db,
-    clock: deps.clock,
-    rails: deps.rails,
-    checkoutUrl: checkoutUrlFor(deps.config),
-    log: deps.logger,
-  };
+export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }> = async (app, { refunds }) => {
 
   app.post(
     '/refunds',
@@ -80,14 +57,14 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
     },
     async (request, reply) => {
       const b = request.body;
-      const row = await service.createRefund(refundDeps, requireAuth(request), {
+      const row = await refunds.create(requireAuth(request), {
         paymentIntent: b.payment_intent,
         amount: b.amount,
         reason: b.reason,
         returnAddress: b.return_address,
         intentParam: 'payment_intent',
       });
-      return reply.code(201).send(withResponseMeta(request, service.refundView(row)));
+      return reply.code(201).send(withResponseMeta(request, refundView(row)));
     },
   );
 
@@ -106,7 +83,7 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
     },
     async (request) => {
       const q = request.query;
-      const page = await service.listRefunds(deps.db, requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, paymentIntent: q.payment_intent });
+      const page = await refunds.list(requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, paymentIntent: q.payment_intent });
       return withResponseMeta(request, page);
     },
   );
@@ -122,7 +99,7 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
         response: { 200: RefundResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.getRefund(deps.db, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await refunds.get(requireAuth(request), request.params.id)),
   );
 
   app.post(
@@ -140,7 +117,7 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
     },
     async (request) => {
       const scope = requireAuth(request);
-      const row = await service.createRefund(refundDeps, scope, {
+      const row = await refunds.create(scope, {
         paymentIntent: request.params.id,
         reason: request.body.reason,
         returnAddress: request.body.return_address,

@@ -3,68 +3,37 @@
 // never hold a transaction open across a rail call: record the request and reserve its funds; ask the
 // rail; record the outcome. Sandbox refunds succeed at once; live provider-rail refunds stay `requested`
 // until an operator reviews them (`cowrie refunds review`).
-import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { DB, RefundRow, SettlementRow } from '../../db/schema.js';
-import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
-import { isoTime, type Clock } from '../../shared/clock.js';
+import { readPage, type Page } from '../../db/pagination.js';
+import type { RefundRow, SettlementRow } from '../../db/schema.js';
+import { transaction, type Db, type Tx } from '../../db/transaction.js';
+import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, type SettlementAsset } from '../../shared/money.js';
+import type { MerchantScope } from '../../shared/scope.js';
 import { recordEvent } from '../events/index.js';
 import { ACCOUNTS, transfer } from '../ledger/index.js';
-import { IntentMoveConflict, moveIntent, type PaymentMethod } from '../payment-intents/index.js';
-import type { CheckoutUrlFor } from '../payment-intents/intent-view.js';
+import { IntentMoveConflict, findIntent, lockIntent, moveIntent, type CheckoutUrlFor, type PaymentMethod } from '../payment-intents/index.js';
 import type { RailRegistry } from '../rails/index.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
-import { DAY_MS, lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
+import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
+import { refundView, type Refund } from './refund.view.js';
 import * as repo from './refunds.repo.js';
 
-export interface RefundDeps {
-  db: Kysely<DB>;
-  /** The base (real) clock; sandbox merchants' clocks add their offset. */
-  clock: Clock;
+export interface RefundServiceDeps {
+  db: Db;
+  clocks: MerchantClocks;
   checkoutUrl: CheckoutUrlFor;
   /** Absent for the operator's review, which calls no rail. */
   rails?: RailRegistry;
   log?: { error(obj: object, msg: string): void };
 }
 
-export type Scope = repo.Scope;
-
 /** Balance payments: 180 days; provider and external-wallet payments: 90 days (spec 4.4 rule 5). */
 export const REFUND_WINDOW_DAYS = { service_balance: 180, other: 90 } as const;
 
 /** TRON and Solana (base58) or EVM (Base, Polygon: 0x and 40 hex digits) addresses. */
 export const RETURN_ADDRESS_PATTERN = '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
-
-export type Refund = {
-  id: string;
-  object: 'refund';
-  payment_intent: string;
-  amount: string;
-  currency: string;
-  status: RefundRow['status'];
-  reason: string | null;
-  return_address: string | null;
-  created_at: string;
-  livemode: boolean;
-};
-
-export function refundView(row: RefundRow): Refund {
-  return {
-    id: row.id,
-    object: 'refund',
-    payment_intent: row.payment_intent_id,
-    amount: row.amount,
-    currency: row.currency,
-    status: row.status,
-    reason: row.reason,
-    return_address: row.return_address,
-    created_at: isoTime(row.created_at),
-    livemode: row.environment === 'live',
-  };
-}
 
 export interface CreateRefundInput {
   paymentIntent: string;
@@ -87,8 +56,8 @@ function ledgerBase(row: RefundRow, at: number) {
 }
 
 /** Checks every rule, records the refund as `requested` and reserves its funds, in one transaction. */
-async function requestRefund(trx: Transaction<DB>, scope: Scope, now: number, input: CreateRefundInput): Promise<RefundRow> {
-  const intent = await repo.lockIntent(trx, scope, input.paymentIntent);
+async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: CreateRefundInput): Promise<RefundRow> {
+  const intent = await lockIntent(trx, scope, input.paymentIntent);
   if (!intent) throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
   const existing = await repo.findActiveRefundOfIntent(trx, intent.id);
   if (existing) {
@@ -165,9 +134,9 @@ async function requestRefund(trx: Transaction<DB>, scope: Scope, now: number, in
  * Records a rail's (or the operator's) outcome of a requested refund: success pays the reserve out and
  * moves the intent to `refunded`; failure returns the reserve to the available balance.
  */
-export async function finishRefund(
-  trx: Transaction<DB>,
-  deps: Pick<RefundDeps, 'checkoutUrl'>,
+async function finishRefund(
+  trx: Tx,
+  deps: Pick<RefundServiceDeps, 'checkoutUrl'>,
   row: RefundRow,
   outcome: 'succeeded' | 'failed',
   now: number,
@@ -189,7 +158,7 @@ export async function finishRefund(
   const amount = new Decimal(row.asset_amount);
   if (outcome === 'succeeded') {
     await transfer(trx, { ...ledgerBase(row, now), kind: 'refund' }, ACCOUNTS.refundReserved, ACCOUNTS.world, amount);
-    const intent = await trx.selectFrom('payment_intents').selectAll().where('id', '=', row.payment_intent_id).executeTakeFirstOrThrow();
+    const intent = (await lockIntent(trx, { merchantId: row.merchant_id, environment: row.environment }, row.payment_intent_id))!;
     await moveIntent(trx, { checkoutUrl: deps.checkoutUrl }, intent, 'refunded', { at: now, eventData: { refund: row.id } });
   } else {
     await transfer(trx, { ...ledgerBase(row, now), kind: 'refund_reversal' }, ACCOUNTS.refundReserved, ACCOUNTS.available, amount);
@@ -197,11 +166,15 @@ export async function finishRefund(
   return done;
 }
 
-export async function createRefund(deps: RefundDeps, scope: Scope, input: CreateRefundInput): Promise<RefundRow> {
-  const clock = await merchantClock(deps.db, deps.clock, scope.merchantId, scope.environment);
+export class RefundService {
+  constructor(private readonly deps: RefundServiceDeps) {}
+
+  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateRefundInput): Promise<RefundRow> {
+  const deps = this.deps;
+  const clock = await deps.clocks.of(scope);
   let requested: RefundRow;
   try {
-    requested = await deps.db.transaction().execute((trx) => requestRefund(trx, scope, clock.nowMs(), input));
+    requested = await transaction(deps.db, (trx) => requestRefund(trx, scope, clock.nowMs(), input));
   } catch (err) {
     // Two requests raced past the check: the unique index let one through.
     if (isUniqueViolation(err)) throw new AppError('refund_exists', 'This payment already has a refund; a payment has at most one refund.');
@@ -213,7 +186,7 @@ export async function createRefund(deps: RefundDeps, scope: Scope, input: Create
   if (!rail) return requested;
   let result;
   try {
-    const intent = await deps.db.selectFrom('payment_intents').selectAll().where('id', '=', requested.payment_intent_id).executeTakeFirstOrThrow();
+    const intent = (await findIntent(deps.db, scope, requested.payment_intent_id))!;
     result = await rail.refund({
       scope,
       intent,
@@ -226,46 +199,41 @@ export async function createRefund(deps: RefundDeps, scope: Scope, input: Create
   }
   if (result.state === 'requested') return requested;
   const outcome = result.state;
-  return deps.db.transaction().execute(async (trx) => {
+  return transaction(deps.db, async (trx) => {
     const locked = await repo.lockRefundById(trx, requested.id);
     if (!locked || locked.status !== 'requested') return locked ?? requested;
     return finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
   });
-}
+  }
 
-/** The operator's decision on a requested refund (`cowrie refunds review`). */
-export async function reviewRefund(deps: Pick<RefundDeps, 'db' | 'clock' | 'checkoutUrl'>, refundId: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
-  return deps.db
-    .transaction()
-    .execute(async (trx) => {
+  /** The operator's decision on a requested refund (`cowrie refunds review`). */
+  async review(refundId: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
+    const deps = this.deps;
+    return transaction(deps.db, async (trx) => {
       const row = await repo.lockRefundById(trx, refundId);
       if (!row) throw notFound('refund', refundId);
       if (row.status !== 'requested') throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
-      const clock = await merchantClock(trx, deps.clock, row.merchant_id, row.environment);
-      return finishRefund(trx, deps, row, outcome, clock.nowMs());
-    })
-    .catch((err: unknown) => {
+      const now = await deps.clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
+      return finishRefund(trx, deps, row, outcome, now);
+    }).catch((err: unknown) => {
       if (err instanceof IntentMoveConflict) throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);
       throw err;
     });
-}
-
-export async function getRefund(db: Kysely<DB>, scope: Scope, id: string): Promise<Refund> {
-  const row = await repo.findRefund(db, scope, id);
-  if (!row) throw notFound('refund', id);
-  return refundView(row);
-}
-
-export async function listRefunds(
-  db: Kysely<DB>,
-  scope: Scope,
-  opts: { limit: number; startingAfter?: string; paymentIntent?: string },
-): Promise<Page<Refund>> {
-  let cursor = null;
-  if (opts.startingAfter !== undefined) {
-    cursor = await repo.findRefund(db, scope, opts.startingAfter);
-    if (!cursor) throw unknownCursor(opts.startingAfter);
   }
-  const rows = await repo.listRefunds(db, scope, { paymentIntent: opts.paymentIntent }, cursor, opts.limit);
-  return toPage(rows, opts.limit, refundView);
+
+  async get(scope: MerchantScope, id: string): Promise<Refund> {
+    const row = await repo.findRefund(this.deps.db, scope, id);
+    if (!row) throw notFound('refund', id);
+    return refundView(row);
+  }
+
+  async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string; paymentIntent?: string }): Promise<Page<Refund>> {
+    const db = this.deps.db;
+    return readPage(
+      opts,
+      (id) => repo.findRefund(db, scope, id),
+      (cursor, limit) => repo.listRefunds(db, scope, { paymentIntent: opts.paymentIntent }, cursor, limit),
+      refundView,
+    );
+  }
 }

@@ -1,13 +1,11 @@
 // The reports' only SQL: paid payments by payment time and settlements by settlement time, newest first,
 // keyset-paged on (time, id) so that the CSV export streams in batches with flat memory.
-import type { Kysely, Transaction } from 'kysely';
 import { engineOf, keysetBefore } from '../../db/dialect.js';
-import type { DB, PaymentIntentRow, SettlementRow, MerchantScope } from '../../db/schema.js';
+import type { PaymentIntentRow, SettlementRow } from '../../db/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Q } from '../../db/transaction.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
 
 /** Inclusive start, exclusive end, in milliseconds. */
 export interface Window {
@@ -38,7 +36,7 @@ export type PaymentReportRow = Pick<PaymentIntentRow, (typeof PAYMENT_REPORT_COL
 
 export type SettlementReportRow = Pick<SettlementRow, 'id' | 'payment_intent_id' | 'asset' | 'amount' | 'status' | 'settled_at' | 'available_at'>;
 
-function paidPayments(db: Q, scope: Scope, w: Window) {
+function paidPayments(db: Q, scope: MerchantScope, w: Window) {
   return db
     .selectFrom('payment_intents')
     .where('merchant_id', '=', scope.merchantId)
@@ -47,19 +45,19 @@ function paidPayments(db: Q, scope: Scope, w: Window) {
     .where('paid_at', '<', w.endMs);
 }
 
-export async function countPayments(db: Q, scope: Scope, w: Window): Promise<number> {
+export async function countPayments(db: Q, scope: MerchantScope, w: Window): Promise<number> {
   const r = await paidPayments(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
-export async function paymentsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
+export async function paymentsPage(db: Q, scope: MerchantScope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
   let q = paidPayments(db, scope, w).select([...PAYMENT_REPORT_COLUMNS]);
   if (after) q = q.where(keysetBefore(engineOf(db), 'paid_at', 'id', after.at, after.id));
   return q.orderBy('paid_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** The cursor a `starting_after` names: a paid payment of this merchant and environment. */
-export async function paymentCursor(db: Q, scope: Scope, id: string): Promise<KeyCursor | null> {
+export async function paymentCursor(db: Q, scope: MerchantScope, id: string): Promise<KeyCursor | null> {
   const r = await db
     .selectFrom('payment_intents')
     .select(['id', 'paid_at'])
@@ -70,7 +68,7 @@ export async function paymentCursor(db: Q, scope: Scope, id: string): Promise<Ke
   return r && r.paid_at !== null ? { at: r.paid_at, id: r.id } : null;
 }
 
-function settlementsIn(db: Q, scope: Scope, w: Window) {
+function settlementsIn(db: Q, scope: MerchantScope, w: Window) {
   return db
     .selectFrom('settlements')
     .where('merchant_id', '=', scope.merchantId)
@@ -79,19 +77,19 @@ function settlementsIn(db: Q, scope: Scope, w: Window) {
     .where('created_at', '<', w.endMs);
 }
 
-export async function countSettlements(db: Q, scope: Scope, w: Window): Promise<number> {
+export async function countSettlements(db: Q, scope: MerchantScope, w: Window): Promise<number> {
   const r = await settlementsIn(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 // A settlement's created_at is its settled_at; the list index is on created_at.
-export async function settlementsPage(db: Q, scope: Scope, w: Window, after: KeyCursor | null, limit: number): Promise<SettlementReportRow[]> {
+export async function settlementsPage(db: Q, scope: MerchantScope, w: Window, after: KeyCursor | null, limit: number): Promise<SettlementReportRow[]> {
   let q = settlementsIn(db, scope, w).select(['id', 'payment_intent_id', 'asset', 'amount', 'status', 'settled_at', 'available_at']);
   if (after) q = q.where(keysetBefore(engineOf(db), 'created_at', 'id', after.at, after.id));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-export async function settlementCursor(db: Q, scope: Scope, id: string): Promise<KeyCursor | null> {
+export async function settlementCursor(db: Q, scope: MerchantScope, id: string): Promise<KeyCursor | null> {
   const r = await db
     .selectFrom('settlements')
     .select(['id', 'created_at'])

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { ListOf, StringEnum } from '../../http/schemas.js';
+import { ListOf } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import * as service from './reports.service.js';
 
@@ -56,8 +56,7 @@ const SettlementReportRow = Type.Object(
 const CSV_NOTE =
   'With `format=csv`: `text/csv` with a header row, streamed as the attachment `<report>_<from>_<to>.csv`; more rows than the export ceiling answer 400 `report_too_large`.';
 
-export const reportRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const reportDeps: service.ReportDeps = { db: deps.db, clock: deps.clock, maxRows: deps.config.reportMaxRows };
+export const reportRoutes: FastifyPluginAsyncTypebox<{ reports: service.ReportService }> = async (app, { reports }) => {
 
   for (const [path, kind, row, title] of [
     ['/reports/payments', service.PAYMENTS_REPORT, PaymentReportRow, 'Paid payments'],
@@ -79,7 +78,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
         const scope = requireAuth(request);
         const q = request.query;
         if (q.format === 'csv') {
-          const csv = await service.reportCsv(reportDeps, kind as typeof service.PAYMENTS_REPORT, scope, q, (err) =>
+          const csv = await reports.csv(kind as typeof service.PAYMENTS_REPORT, scope, q, (err) =>
             request.log.warn({ err, reqId: request.id }, 'CSV report stream ended early'),
           );
           return reply
@@ -88,7 +87,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async 
             .type('text/csv; charset=utf-8')
             .send(csv.stream as never);
         }
-        const page = await service.reportPage(reportDeps, kind as typeof service.PAYMENTS_REPORT, scope, q);
+        const page = await reports.page(kind as typeof service.PAYMENTS_REPORT, scope, q);
         return withResponseMeta(request, page);
       },
     );

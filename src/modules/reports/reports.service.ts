@@ -2,15 +2,13 @@
 // inclusive UTC dates by the merchant's clock, as JSON pages or as one streamed CSV attachment.
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { isoTime, type Clock } from '../../shared/clock.js';
+import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
-import { unknownCursor, type Page } from '../../http/pagination.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
 import * as repo from './reports.repo.js';
+import type { Db } from '../../db/transaction.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { unknownCursor, type Page } from '../../db/pagination.js';
 
-const DAY_MS = 86_400_000;
 export const MAX_WINDOW_DAYS = 366;
 export const DEFAULT_WINDOW_DAYS = 30;
 /** Rows fetched per query while a CSV streams. */
@@ -60,9 +58,9 @@ export type SettlementReportRecord = Record<(typeof SETTLEMENT_COLUMNS)[number],
 interface ReportKind<R, V> {
   name: 'payments' | 'settlements';
   columns: readonly string[];
-  count(db: Kysely<DB>, scope: repo.Scope, w: repo.Window): Promise<number>;
-  page(db: Kysely<DB>, scope: repo.Scope, w: repo.Window, after: repo.KeyCursor | null, limit: number): Promise<R[]>;
-  cursor(db: Kysely<DB>, scope: repo.Scope, id: string): Promise<repo.KeyCursor | null>;
+  count(db: Db, scope: MerchantScope, w: repo.Window): Promise<number>;
+  page(db: Db, scope: MerchantScope, w: repo.Window, after: repo.KeyCursor | null, limit: number): Promise<R[]>;
+  cursor(db: Db, scope: MerchantScope, id: string): Promise<repo.KeyCursor | null>;
   keyOf(row: R): repo.KeyCursor;
   view(row: R): V;
 }
@@ -107,8 +105,9 @@ export const SETTLEMENTS_REPORT: ReportKind<repo.SettlementReportRow, Settlement
 };
 
 export interface ReportDeps {
-  db: Kysely<DB>;
-  clock: Clock;
+  db: Db;
+  clocks: MerchantClocks;
+  /** The export ceiling of CSV reports (rows). */
   maxRows: number;
 }
 
@@ -119,12 +118,11 @@ export interface ReportQuery {
   starting_after?: string;
 }
 
-export async function windowFor(deps: ReportDeps, scope: repo.Scope, q: { from?: string; to?: string }): Promise<ReportWindow> {
-  const clock = await merchantClock(deps.db, deps.clock, scope.merchantId, scope.environment);
-  return reportWindow(clock.nowMs(), q.from, q.to);
+export async function windowFor(deps: ReportDeps, scope: MerchantScope, q: { from?: string; to?: string }): Promise<ReportWindow> {
+  return reportWindow(await deps.clocks.nowMs(scope), q.from, q.to);
 }
 
-export async function reportPage<R, V>(deps: ReportDeps, kind: ReportKind<R, V>, scope: repo.Scope, q: ReportQuery): Promise<Page<V>> {
+export async function reportPage<R, V>(deps: ReportDeps, kind: ReportKind<R, V>, scope: MerchantScope, q: ReportQuery): Promise<Page<V>> {
   const w = await windowFor(deps, scope, q);
   let after: repo.KeyCursor | null = null;
   if (q.starting_after !== undefined) {
@@ -155,7 +153,7 @@ export interface CsvExport {
 export async function reportCsv<R, V extends Record<string, string | null>>(
   deps: ReportDeps,
   kind: ReportKind<R, V>,
-  scope: repo.Scope,
+  scope: MerchantScope,
   q: { from?: string; to?: string },
   onError: (err: unknown) => void,
 ): Promise<CsvExport> {
@@ -186,4 +184,22 @@ export async function reportCsv<R, V extends Record<string, string | null>>(
   // partial file passed off as whole.
   stream.on('error', onError);
   return { filename: `${kind.name}_${w.from}_${w.to}.csv`, stream };
+}
+
+/** The reports, for routes and the console. */
+export class ReportService {
+  constructor(private readonly deps: ReportDeps) {}
+
+  page<R, V>(kind: ReportKind<R, V>, scope: MerchantScope, q: ReportQuery): Promise<Page<V>> {
+    return reportPage(this.deps, kind, scope, q);
+  }
+
+  csv<R, V extends Record<string, string | null>>(
+    kind: ReportKind<R, V>,
+    scope: MerchantScope,
+    q: { from?: string; to?: string },
+    onError: (err: unknown) => void,
+  ): Promise<CsvExport> {
+    return reportCsv(this.deps, kind, scope, q, onError);
+  }
 }

@@ -3,25 +3,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
+import type { Db } from '../../db/transaction.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { DecimalString, IdParams, StringEnum, metaProperties } from '../../http/schemas.js';
+import { DecimalString, IdParams, metaProperties } from '../../http/schemas.js';
 import { requireAuth, type RequestScope } from '../../http/scope.js';
-import { isoTime } from '../../shared/clock.js';
+import { isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
-import type { SettlementAsset } from '../../shared/money.js';
-import {
-  PAYMENT_METHODS,
-  PAYMENT_OUTCOMES,
-  PaymentIntentResponse,
-  getIntentRow,
-  intentContext,
-  intentView,
-} from '../payment-intents/index.js';
-import { requireAmount } from '../quotes/quotes.service.js';
-import { runTimeJobs } from '../../jobs/time-jobs.js';
-import { advanceSandboxClock, sandboxOffsetMs } from './sandbox-clock.js';
+import { requireAmount, type SettlementAsset } from '../../shared/money.js';
+import { StringEnum } from '../../shared/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { PAYMENT_METHODS, PAYMENT_OUTCOMES, PaymentIntentResponse, type IntentService } from '../payment-intents/index.js';
+import type { RailRegistry } from '../rails/index.js';
+import { triggerRoutes } from './trigger.routes.js';
 
 function requireSandbox(request: FastifyRequest): RequestScope {
   const scope = requireAuth(request);
@@ -40,6 +34,10 @@ const SimulateBody = Type.Object(
   { additionalProperties: false },
 );
 
+function clockView(clocks: MerchantClocks, offsetMs: number) {
+  return { object: 'sandbox_clock' as const, now: isoTime(clocks.base.nowMs() + offsetMs), offset_seconds: Math.floor(offsetMs / 1000) };
+}
+
 const ClockResponse = Type.Object(
   {
     object: Type.Literal('sandbox_clock'),
@@ -50,8 +48,18 @@ const ClockResponse = Type.Object(
   { title: 'SandboxClock' },
 );
 
-export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const ctx = intentContext(deps);
+export interface SandboxDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  rails: RailRegistry;
+  /** Runs the time-based jobs (expiry, settlement maturing) for one merchant's environment at once. */
+  runTimeJobs: (scope: MerchantScope) => Promise<void>;
+}
+
+export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = async (app, { deps }) => {
+  const { clocks, intents } = deps;
+  await app.register(triggerRoutes, { deps });
 
   app.post(
     '/sandbox/payment-intents/:id/simulate',
@@ -70,7 +78,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     async (request) => {
       const scope = requireSandbox(request);
       const body = request.body;
-      const intent = await getIntentRow(ctx, scope, request.params.id);
+      const intent = await intents.getRow(scope, request.params.id);
       const amount = body.amount === undefined ? undefined : requireAmount(body.amount, intent.settlement_currency as SettlementAsset, 'amount');
       const rail = deps.rails.railFor('test', body.payment_method);
       if (!rail) throw new Error(`no sandbox rail for ${body.payment_method}`);
@@ -80,7 +88,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
         method: body.payment_method,
         details: { outcome: body.outcome, amount },
       });
-      return withResponseMeta(request, intentView(result.intent, ctx.checkoutUrl));
+      return withResponseMeta(request, intents.view(result.intent));
     },
   );
 
@@ -96,12 +104,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     },
     async (request) => {
       const scope = requireSandbox(request);
-      const offset = await sandboxOffsetMs(deps.db, scope.merchantId);
-      return withResponseMeta(request, {
-        object: 'sandbox_clock' as const,
-        now: isoTime(deps.clock.nowMs() + offset),
-        offset_seconds: Math.floor(offset / 1000),
-      });
+      return withResponseMeta(request, clockView(clocks, await clocks.sandboxOffsetMs(scope.merchantId)));
     },
   );
 
@@ -123,13 +126,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async
     },
     async (request) => {
       const scope = requireSandbox(request);
-      const offset = await advanceSandboxClock(deps.db, deps.clock, scope.merchantId, request.body.seconds);
-      await runTimeJobs(ctx, { merchantId: scope.merchantId, environment: 'test' });
-      return withResponseMeta(request, {
-        object: 'sandbox_clock' as const,
-        now: isoTime(deps.clock.nowMs() + offset),
-        offset_seconds: Math.floor(offset / 1000),
-      });
+      const offset = await clocks.advanceSandbox(scope.merchantId, request.body.seconds);
+      await deps.runTimeJobs({ merchantId: scope.merchantId, environment: 'test' });
+      return withResponseMeta(request, clockView(clocks, offset));
     },
   );
 };

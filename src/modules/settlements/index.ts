@@ -1,15 +1,13 @@
-export { settlementRoutes, SettlementRecord, SETTLEMENT_STATUSES } from './settlements.routes.js';
+export { settlementRoutes } from './settlements.routes.js';
+export { SETTLEMENT_STATUSES, SettlementRecord, settlementView, type Settlement, type SettlementStatus } from './settlement.view.js';
 export {
-  DAY_MS,
-  DEFAULT_SETTLEMENT_POLICY,
   creditDuplicatePayment,
   freezeSettlementForDispute,
-  lockSettlementOfIntent,
+  listSettlements,
   matureDueSettlements,
   releaseForRefund,
   settlePayment,
   settlementPolicy,
-  settlementView,
-  type Settlement,
   type SettlementPolicy,
 } from './settlements.service.js';
+export { lockSettlementOfIntent } from './settlements.repo.js';

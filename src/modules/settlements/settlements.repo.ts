@@ -1,12 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
 import { engineOf, forUpdate } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn, SettlementRow, MerchantScope } from '../../db/schema.js';
-import { keysetPage, type Cursor } from '../../http/pagination.js';
-
-type Q = Kysely<DB> | Transaction<DB>;
-
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
+import { keysetPage, type Cursor } from '../../db/pagination.js';
+import { merchantNowSql } from '../../db/sandbox-offsets.js';
+import type { SettlementRow } from '../../db/schema.js';
+import type { Q, Tx } from '../../db/transaction.js';
+import type { Environment, MerchantScope as Scope } from '../../shared/scope.js';
 
 export async function insertSettlement(db: Q, row: SettlementRow): Promise<void> {
   await db.insertInto('settlements').values(row).execute();
@@ -22,11 +19,11 @@ export async function findSettlement(db: Q, scope: Scope, id: string): Promise<S
     .executeTakeFirst();
 }
 
-export async function lockSettlementOfIntent(trx: Transaction<DB>, intentId: string): Promise<SettlementRow | undefined> {
+export async function lockSettlementOfIntent(trx: Tx, intentId: string): Promise<SettlementRow | undefined> {
   return forUpdate(trx, trx.selectFrom('settlements').selectAll().where('payment_intent_id', '=', intentId)).executeTakeFirst();
 }
 
-export async function lockSettlement(trx: Transaction<DB>, id: string): Promise<SettlementRow | undefined> {
+export async function lockSettlement(trx: Tx, id: string): Promise<SettlementRow | undefined> {
   return forUpdate(trx, trx.selectFrom('settlements').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
@@ -70,14 +67,14 @@ export async function listSettlements(
 export async function findDueSettlementIds(
   db: Q,
   nowMs: number,
-  opts: { merchantId?: string; environment?: EnvironmentColumn; limit: number },
+  opts: { merchantId?: string; environment?: Environment; limit: number },
 ): Promise<string[]> {
   let q = db
     .selectFrom('settlements as s')
     .leftJoin('sandbox_clocks as sc', (join) => join.onRef('sc.merchant_id', '=', 's.merchant_id').on('s.environment', '=', 'test'))
     .select('s.id')
     .where('s.status', '=', 'pending')
-    .where('s.available_at', '<=', sql<number>`${nowMs} + coalesce(${sql.ref('sc.offset_ms')}, 0)`);
+    .where('s.available_at', '<=', merchantNowSql(nowMs));
   if (opts.merchantId) q = q.where('s.merchant_id', '=', opts.merchantId);
   if (opts.environment) q = q.where('s.environment', '=', opts.environment);
   const rows = await q.orderBy('s.available_at').limit(opts.limit).execute();

@@ -1,30 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { ListOf, StringEnum } from '../../http/schemas.js';
+import { ListOf } from '../../http/schemas.js';
+import type { Db } from '../../db/transaction.js';
+import { StringEnum } from '../../shared/schema.js';
+import { SETTLEMENT_STATUSES, SettlementRecord } from './settlement.view.js';
 import { requireAuth } from '../../http/scope.js';
 import * as service from './settlements.service.js';
 
-export const SETTLEMENT_STATUSES = ['pending', 'available', 'frozen'] as const;
-
-export const settlementProperties = {
-  id: Type.String({ description: 'Identifier, prefix `stl_`' }),
-  object: Type.Literal('settlement'),
-  payment_intent: Type.String({ description: 'The paid payment intent' }),
-  asset: Type.String({ description: 'Settlement asset' }),
-  amount: Type.Union([Type.String(), Type.Null()], { description: "Asset amount settled: the intent's pay_amount" }),
-  status: StringEnum(SETTLEMENT_STATUSES),
-  available_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the funds are (or became) spendable; null while frozen' }),
-  settled_at: Type.String({ format: 'date-time', description: 'When the payment settled into the wallet' }),
-  livemode: Type.Boolean(),
-};
-
-export const SettlementRecord = Type.Object(settlementProperties, { title: 'Settlement' });
-
-export const settlementRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const settlementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
     '/settlements',
     {
@@ -42,7 +28,7 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = as
     },
     async (request) => {
       const q = request.query;
-      const page = await service.listSettlements(deps.db, requireAuth(request), {
+      const page = await service.listSettlements(db, requireAuth(request), {
         limit: q.limit,
         startingAfter: q.starting_after,
         paymentIntent: q.payment_intent,

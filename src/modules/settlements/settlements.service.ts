@@ -2,17 +2,16 @@
 // the payment's own transaction together with its ledger movement. A new merchant's settlement is
 // `pending` for the pending window and matures to `available` by the background job, which follows the
 // merchant's clock; a dispute freezes it.
-import type { Kysely, Transaction } from 'kysely';
-import type { DB, Merchant, PaymentIntentRow, SettlementRow } from '../../db/schema.js';
-import { toPage, unknownCursor, type Page } from '../../http/pagination.js';
-import { isoTime, type Clock } from '../../shared/clock.js';
+import { readPage, type Page } from '../../db/pagination.js';
+import type { Merchant, PaymentIntentRow, SettlementRow } from '../../db/schema.js';
+import { transaction, type Db, type Tx } from '../../db/transaction.js';
+import { DAY_MS, type MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
 import { ACCOUNTS, transfer } from '../ledger/index.js';
-import { merchantClock } from '../sandbox/sandbox-clock.js';
+import type { Environment, MerchantScope } from '../../shared/scope.js';
+import { settlementView, type Settlement } from './settlement.view.js';
 import * as repo from './settlements.repo.js';
-
-export const DAY_MS = 86_400_000;
 
 export interface SettlementPolicy {
   /** Merchants younger than this (by the merchant's clock) settle pending. */
@@ -21,36 +20,8 @@ export interface SettlementPolicy {
   pendingDays: number;
 }
 
-export const DEFAULT_SETTLEMENT_POLICY: SettlementPolicy = { newMerchantDays: 30, pendingDays: 3 };
-
 export function settlementPolicy(config: { newMerchantDays: number; pendingSettlementDays: number }): SettlementPolicy {
   return { newMerchantDays: config.newMerchantDays, pendingDays: config.pendingSettlementDays };
-}
-
-export interface Settlement {
-  id: string;
-  object: 'settlement';
-  payment_intent: string;
-  asset: string;
-  amount: string | null;
-  status: SettlementRow['status'];
-  available_at: string | null;
-  settled_at: string;
-  livemode: boolean;
-}
-
-export function settlementView(row: SettlementRow): Settlement {
-  return {
-    id: row.id,
-    object: 'settlement',
-    payment_intent: row.payment_intent_id,
-    asset: row.asset,
-    amount: row.amount,
-    status: row.status,
-    available_at: row.available_at === null ? null : isoTime(row.available_at),
-    settled_at: isoTime(row.settled_at),
-    livemode: row.environment === 'live',
-  };
 }
 
 function ledgerBase(row: { merchant_id: string; environment: SettlementRow['environment'] }, asset: string, at: number) {
@@ -63,7 +34,7 @@ function ledgerBase(row: { merchant_id: string; environment: SettlementRow['envi
  * status). A surplus over `pay_amount` is a credit of its own, available at once.
  */
 export async function settlePayment(
-  trx: Transaction<DB>,
+  trx: Tx,
   policy: SettlementPolicy,
   merchant: Merchant,
   intent: PaymentIntentRow,
@@ -95,7 +66,7 @@ export async function settlePayment(
 }
 
 /** A second payment of a paid intent: the merchant holds it as a credit, available at once (owed back to the payer). */
-export async function creditDuplicatePayment(trx: Transaction<DB>, intent: PaymentIntentRow, amount: Decimal, now: number): Promise<void> {
+export async function creditDuplicatePayment(trx: Tx, intent: PaymentIntentRow, amount: Decimal, now: number): Promise<void> {
   await transfer(
     trx,
     { ...ledgerBase(intent, intent.settlement_currency, now), kind: 'duplicate_payment', paymentIntentId: intent.id },
@@ -110,7 +81,7 @@ function accountOf(status: SettlementRow['status']) {
 }
 
 /** A dispute (chargeback) freezes the payment's settlement: its funds move to the frozen account. */
-export async function freezeSettlementForDispute(trx: Transaction<DB>, intent: PaymentIntentRow, now: number): Promise<SettlementRow | null> {
+export async function freezeSettlementForDispute(trx: Tx, intent: PaymentIntentRow, now: number): Promise<SettlementRow | null> {
   const row = await repo.lockSettlementOfIntent(trx, intent.id);
   if (!row || row.status === 'frozen') return row ?? null;
   if (!(await repo.moveSettlement(trx, row, 'frozen', { available_at: null, updated_at: now }))) throw new Error(`settlement ${row.id} moved concurrently`);
@@ -128,7 +99,7 @@ export async function freezeSettlementForDispute(trx: Transaction<DB>, intent: P
  * A refund of a payment whose settlement is still pending releases it early: the settlement becomes
  * available at `now` and the refund takes its amount from the available funds.
  */
-export async function releaseForRefund(trx: Transaction<DB>, row: SettlementRow, refundId: string, now: number): Promise<SettlementRow> {
+export async function releaseForRefund(trx: Tx, row: SettlementRow, refundId: string, now: number): Promise<SettlementRow> {
   if (row.status !== 'pending') return row;
   if (!(await repo.moveSettlement(trx, row, 'available', { available_at: now, updated_at: now }))) throw new Error(`settlement ${row.id} moved concurrently`);
   await transfer(
@@ -141,24 +112,22 @@ export async function releaseForRefund(trx: Transaction<DB>, row: SettlementRow,
   return { ...row, status: 'available', available_at: now, updated_at: now };
 }
 
-export { lockSettlementOfIntent } from './settlements.repo.js';
-
 /** The maturing job: pending settlements whose time has come by their merchant's clock become available. */
 export async function matureDueSettlements(
-  db: Kysely<DB>,
-  base: Clock,
-  opts: { merchantId?: string; environment?: 'live' | 'test'; batch?: number } = {},
+  db: Db,
+  clocks: MerchantClocks,
+  opts: { merchantId?: string; environment?: Environment; batch?: number } = {},
 ): Promise<number> {
   const batch = opts.batch ?? 200;
   let matured = 0;
   for (;;) {
-    const ids = await repo.findDueSettlementIds(db, base.nowMs(), { ...opts, limit: batch });
+    const ids = await repo.findDueSettlementIds(db, clocks.base.nowMs(), { ...opts, limit: batch });
     let progressed = 0;
     for (const id of ids) {
-      const done = await db.transaction().execute(async (trx) => {
+      const done = await transaction(db, async (trx) => {
         const row = await repo.lockSettlement(trx, id);
         if (!row || row.status !== 'pending' || row.available_at === null) return false;
-        const now = (await merchantClock(trx, base, row.merchant_id, row.environment)).nowMs();
+        const now = await clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
         if (row.available_at > now) return false;
         if (!(await repo.moveSettlement(trx, row, 'available', { available_at: row.available_at, updated_at: now }))) return false;
         await transfer(
@@ -178,15 +147,14 @@ export async function matureDueSettlements(
 }
 
 export async function listSettlements(
-  db: Kysely<DB>,
-  scope: repo.Scope,
+  db: Db,
+  scope: MerchantScope,
   opts: { limit: number; startingAfter?: string; paymentIntent?: string; status?: SettlementRow['status'] },
 ): Promise<Page<Settlement>> {
-  let cursor = null;
-  if (opts.startingAfter !== undefined) {
-    cursor = await repo.findSettlement(db, scope, opts.startingAfter);
-    if (!cursor) throw unknownCursor(opts.startingAfter);
-  }
-  const rows = await repo.listSettlements(db, scope, { paymentIntent: opts.paymentIntent, status: opts.status }, cursor, opts.limit);
-  return toPage(rows, opts.limit, settlementView);
+  return readPage(
+    opts,
+    (id) => repo.findSettlement(db, scope, id),
+    (cursor, limit) => repo.listSettlements(db, scope, { paymentIntent: opts.paymentIntent, status: opts.status }, cursor, limit),
+    settlementView,
+  );
 }

@@ -2,13 +2,14 @@
 // lease, open an attempt row for each); the HTTP call happens after it commits; the outcomes of a batch
 // of attempts are written in another short transaction. No transaction is ever open across a call to a
 // receiver.
-import { sql, type Compilable, type CompiledQuery, type ExpressionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { engineOf, executeInOrder, executeTransaction, randomHexSql, skipLocked } from '../../db/dialect.js';
-import type { DB, EnvironmentColumn, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
-import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
+import { sql, type Compilable, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import { compiled } from '../../db/compiled.js';
+import { engineOf, randomHexSql, skipLocked } from '../../db/dialect.js';
+import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
+import { WriteBatch, runAtomic, type Db, type Q } from '../../db/transaction.js';
+import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
+import type { Environment } from '../../shared/scope.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
 export interface ClaimedAttempt {
   deliveryId: string;
@@ -31,7 +32,7 @@ export interface ClaimedAttempt {
  * earlier answer (the claim is found again by its token), so the whole claim is one transaction sent at
  * once: one message to SQLite's thread.
  */
-export async function claimDueDeliveries(db: Kysely<DB>, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
+export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
   const engine = engineOf(db);
   const token = `clm_${randomBase62(16)}`;
   const leaseEnd = now + leaseMs;
@@ -99,7 +100,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: number, leaseMs: n
     .select(['a.id as attempt_id', 'a.attempt_number', 'a.delivery_id', 'a.event_id', 'w.id as endpoint_id', 'w.url', 'w.secret', 'w.environment', 'e.payload'])
     .where(ours('d'))
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
-  const results = await executeTransaction(db, [claim.compile(), cancel.compile(), open.compile(), claimed.compile()]);
+  const results = await runAtomic(db, new WriteBatch().add(claim.compile()).add(cancel.compile()).add(open.compile()).add(claimed.compile()));
   const rows = results[3]!.rows as Array<{
     attempt_id: string;
     attempt_number: number;
@@ -108,7 +109,7 @@ export async function claimDueDeliveries(db: Kysely<DB>, now: number, leaseMs: n
     endpoint_id: string;
     url: string;
     secret: string;
-    environment: EnvironmentColumn;
+    environment: Environment;
     payload: string;
   }>;
   return rows.map((r) => ({
@@ -140,7 +141,7 @@ export interface AttemptOutcome {
  * Records finished attempts, all in one short transaction (the worker's group commit): one UPDATE of the
  * attempts and one of the deliveries, each joined to the outcomes as a VALUES list, sent together.
  */
-export async function recordOutcomes(db: Kysely<DB>, outcomes: readonly AttemptOutcome[]): Promise<void> {
+export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const attemptRows = outcomes.map((o) => [
     o.attempt.attemptId,
@@ -189,31 +190,28 @@ export async function recordOutcomes(db: Kysely<DB>, outcomes: readonly AttemptO
       where webhook_deliveries.id = v.id and webhook_deliveries.locked_by = v.token
         and webhook_deliveries.attempt_count = v.attempt_count and webhook_deliveries.status = 'pending'`),
   );
-  const statements: CompiledQuery[] = [attempts, deliveries];
-  for (const o of outcomes) if (o.gone) statements.push(...disableEndpointStatements(db, o.attempt.endpoint.id, 'gone', o.finishedAt));
-  await executeTransaction(db, statements);
+  const batch = new WriteBatch().add(attempts).add(deliveries);
+  for (const o of outcomes) if (o.gone) addDisableEndpoint(batch, db, o.attempt.endpoint.id, 'gone', o.finishedAt);
+  await runAtomic(db, batch);
 }
 
 /** A raw SQL builder as something compiled() can compile. */
-function raw(db: Kysely<DB>, query: RawBuilder<unknown>): Compilable<unknown> {
+function raw(db: Db, query: RawBuilder<unknown>): Compilable<unknown> {
   return { compile: () => query.compile(db) };
 }
 
-/** Disables an endpoint and cancels its pending deliveries. */
-export async function disableEndpoint(trx: Transaction<DB>, endpointId: string, reason: string, now: number): Promise<void> {
-  await executeInOrder(trx, disableEndpointStatements(trx, endpointId, reason, now));
-}
-
-function disableEndpointStatements(db: Q, endpointId: string, reason: string, now: number): CompiledQuery[] {
-  return [
-    db
-      .updateTable('webhook_endpoints')
-      .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
-      .where('id', '=', endpointId)
-      .where('status', '=', 'enabled')
-      .compile(),
-    cancelPendingDeliveriesQuery(db, endpointId, now).compile(),
-  ];
+/** Disables an endpoint and cancels its pending deliveries (an endpoint that answered 410). */
+function addDisableEndpoint(batch: WriteBatch, db: Q, endpointId: string, reason: string, now: number): WriteBatch {
+  return batch
+    .add(
+      db
+        .updateTable('webhook_endpoints')
+        .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
+        .where('id', '=', endpointId)
+        .where('status', '=', 'enabled')
+        .compile(),
+    )
+    .add(cancelPendingDeliveriesQuery(db, endpointId, now).compile());
 }
 
 export async function cancelPendingDeliveries(db: Q, endpointId: string, now: number): Promise<void> {
@@ -229,7 +227,7 @@ function cancelPendingDeliveriesQuery(db: Q, endpointId: string, now: number) {
 }
 
 /** When the next pending delivery falls due (a due time or a lease's end), or null when none is pending. */
-export async function nextDueAt(db: Kysely<DB>): Promise<number | null> {
+export async function nextDueAt(db: Db): Promise<number | null> {
   const row = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('at'))

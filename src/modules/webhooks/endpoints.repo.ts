@@ -1,16 +1,15 @@
-import type { Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, WebhookEndpointRow, WebhookEndpointsTable, MerchantScope } from '../../db/schema.js';
+import type { Insertable } from 'kysely';
+import type { WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import type { Q } from '../../db/transaction.js';
 
-type Q = Kysely<DB> | Transaction<DB>;
 
-/** The merchant and environment every query here is confined to. */
-export type Scope = MerchantScope;
 
 export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTable>): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-export async function findEndpoint(db: Q, scope: Scope, id: string): Promise<WebhookEndpointRow | undefined> {
+export async function findEndpoint(db: Q, scope: MerchantScope, id: string): Promise<WebhookEndpointRow | undefined> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -21,7 +20,7 @@ export async function findEndpoint(db: Q, scope: Scope, id: string): Promise<Web
     .executeTakeFirst();
 }
 
-export async function listEndpoints(db: Q, scope: Scope): Promise<WebhookEndpointRow[]> {
+export async function listEndpoints(db: Q, scope: MerchantScope): Promise<WebhookEndpointRow[]> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -33,7 +32,7 @@ export async function listEndpoints(db: Q, scope: Scope): Promise<WebhookEndpoin
     .execute();
 }
 
-export async function countEndpoints(db: Q, scope: Scope): Promise<number> {
+export async function countEndpoints(db: Q, scope: MerchantScope): Promise<number> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll().as('n'))
@@ -45,7 +44,7 @@ export async function countEndpoints(db: Q, scope: Scope): Promise<number> {
 }
 
 /** Soft delete: deliveries and attempts keep pointing at the endpoint's record. */
-export async function markDeleted(db: Q, scope: Scope, id: string, now: number): Promise<boolean> {
+export async function markDeleted(db: Q, scope: MerchantScope, id: string, now: number): Promise<boolean> {
   const res = await db
     .updateTable('webhook_endpoints')
     .set({ deleted_at: now, updated_at: now })

@@ -1,25 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { IdParams, StringEnum, metaProperties, withMeta } from '../../http/schemas.js';
+import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../events/index.js';
-import * as service from './endpoints.service.js';
+import { WebhookEndpointRecord, endpointProperties } from './webhook.view.js';
+import type { WebhookService } from './webhooks.service.js';
 import { MAX_URL_LENGTH } from './url-safety.js';
 
-const endpointProperties = {
-  id: Type.String({ description: 'Identifier, prefix `we_`' }),
-  object: Type.Literal('webhook_endpoint'),
-  url: Type.String({ format: 'uri' }),
-  events: Type.Array(StringEnum(EVENT_TYPES), { description: 'Event types sent to this endpoint; empty means every type' }),
-  status: StringEnum(['enabled', 'disabled'] as const, { description: '`disabled` after the endpoint answered 410 Gone' }),
-  created_at: Type.String({ format: 'date-time' }),
-  livemode: Type.Boolean(),
-};
-
-export const WebhookEndpointRecord = Type.Object(endpointProperties, { title: 'WebhookEndpoint' });
 const EndpointResponse = withMeta(endpointProperties, { title: 'WebhookEndpointResponse' });
 const CreatedEndpointResponse = withMeta(
   {
@@ -44,9 +34,7 @@ const CreateEndpointBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  const { db, clock } = deps;
-  const endpointDeps = { db, clock, allowPrivate: deps.config.webhooks.allowPrivate };
+export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
 
   app.post(
     '/webhook_endpoints',
@@ -61,7 +49,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
       },
     },
     async (request, reply) => {
-      const endpoint = await service.createEndpoint(endpointDeps, requireAuth(request), request.body);
+      const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body);
       return reply.code(201).send(withResponseMeta(request, endpoint));
     },
   );
@@ -80,7 +68,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         },
       },
     },
-    async (request) => withResponseMeta(request, await service.listEndpoints(db, requireAuth(request))),
+    async (request) => withResponseMeta(request, await webhooks.listEndpoints(requireAuth(request))),
   );
 
   app.get(
@@ -94,7 +82,7 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         response: { 200: EndpointResponse, ...errorResponses(401, 403, 404, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await service.getEndpoint(db, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await webhooks.getEndpoint(requireAuth(request), request.params.id)),
   );
 
   app.delete(
@@ -115,6 +103,6 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = asyn
         },
       },
     },
-    async (request) => withResponseMeta(request, await service.deleteEndpoint(db, clock, requireAuth(request), request.params.id)),
+    async (request) => withResponseMeta(request, await webhooks.deleteEndpoint(requireAuth(request), request.params.id)),
   );
 };

@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppDeps } from '../../app.js';
 import { endpointRoutes } from './endpoints.routes.js';
-import { triggerRoutes } from './trigger.routes.js';
 import { webhookEventRoutes } from './webhook-events.routes.js';
+import type { WebhookService } from './webhooks.service.js';
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
-  await app.register(endpointRoutes, { deps });
-  await app.register(webhookEventRoutes, { deps });
-  await app.register(triggerRoutes, { deps });
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
+  await app.register(endpointRoutes, { webhooks });
+  await app.register(webhookEventRoutes, { webhooks });
 };
 
-export { DELIVERY_CHANNEL, deliveryBell } from './enqueue.js';
+export { WebhookService, MAX_ENDPOINTS, type WebhookServiceDeps } from './webhooks.service.js';
+export { WebhookEndpointRecord, WebhookEventRecord, type WebhookEndpoint, type WebhookEvent } from './webhook.view.js';
 export { claimDueDeliveries, nextDueAt, recordOutcomes, type AttemptOutcome, type ClaimedAttempt } from './deliveries.repo.js';
 export { deliveryHeaders, serviceSignature, standardSignature, SECRET_PREFIX } from './signing.js';
 export { MAX_ATTEMPTS, RETRY_WAITS_MS, retryDelayMs, parseRetryAfter } from './retry-schedule.js';

@@ -8,13 +8,13 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';
-import type { EnvironmentColumn } from '../../db/schema.js';
 import { AppError } from '../../shared/errors.js';
+import type { Environment } from '../../shared/scope.js';
 
 /** `public`: https and public addresses only. `any`: a sandbox endpoint with private addresses allowed. */
 export type UrlPolicy = 'public' | 'any';
 
-export function urlPolicy(environment: EnvironmentColumn, allowPrivate: boolean): UrlPolicy {
+export function urlPolicy(environment: Environment, allowPrivate: boolean): UrlPolicy {
   return environment === 'test' && allowPrivate ? 'any' : 'public';
 }
 

@@ -1,10 +1,11 @@
 import { engineOf } from '../../db/dialect.js';
-import type { Kysely } from 'kysely';
-import type { DB, EventRow, WebhookAttemptRow, WebhookDeliveryRow } from '../../db/schema.js';
-import { keysetPage, type Cursor } from '../../http/pagination.js';
-import type { Scope } from './endpoints.repo.js';
+import { keysetPage, type Cursor } from '../../db/pagination.js';
+import type { EventRow, WebhookAttemptRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
+import type { MerchantScope as Scope } from '../../shared/scope.js';
+import type { DeliveryWithUrl } from './webhook.view.js';
 
-export async function findEvent(db: Kysely<DB>, scope: Scope, id: string): Promise<EventRow | undefined> {
+export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRow | undefined> {
   return db
     .selectFrom('events')
     .selectAll()
@@ -14,15 +15,14 @@ export async function findEvent(db: Kysely<DB>, scope: Scope, id: string): Promi
     .executeTakeFirst();
 }
 
-export async function listEvents(db: Kysely<DB>, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
+export async function listEvents(db: Db, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
   let q = db.selectFrom('events').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
   if (opts.type !== undefined) q = q.where('type', '=', opts.type);
   return keysetPage(engineOf(db), q, opts.cursor, opts.limit).execute();
 }
 
-export type DeliveryWithUrl = WebhookDeliveryRow & { url: string };
 
-export async function deliveriesOf(db: Kysely<DB>, eventIds: string[]): Promise<DeliveryWithUrl[]> {
+export async function deliveriesOf(db: Db, eventIds: string[]): Promise<DeliveryWithUrl[]> {
   if (eventIds.length === 0) return [];
   return db
     .selectFrom('webhook_deliveries as d')
@@ -35,7 +35,7 @@ export async function deliveriesOf(db: Kysely<DB>, eventIds: string[]): Promise<
     .execute();
 }
 
-export async function attemptsOf(db: Kysely<DB>, eventId: string): Promise<WebhookAttemptRow[]> {
+export async function attemptsOf(db: Db, eventId: string): Promise<WebhookAttemptRow[]> {
   return db
     .selectFrom('webhook_attempts')
     .selectAll()

@@ -2,14 +2,12 @@
 // built from the merchant's most recent sandbox payment intent (or a synthetic one when there is none),
 // through recordEvent, so it reaches the feed and every subscribed sandbox endpoint like a real event.
 // The sample changes nothing: the intent itself keeps its status.
-import type { Kysely } from 'kysely';
-import type { Config } from '../../config.js';
-import type { DB, IntentStatus, PaymentIntentRow } from '../../db/schema.js';
-import { recordEvent, type EventType } from '../events/index.js';
-import { checkoutUrlFor, intentView, type PaymentIntent } from '../payment-intents/index.js';
-import { sandboxOffsetMs } from '../sandbox/sandbox-clock.js';
-import { isoTime, type Clock } from '../../shared/clock.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
+import { transaction, type Db } from '../../db/transaction.js';
+import { MINUTE_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { recordEvent, type EventType } from '../events/index.js';
+import { latestIntent, type IntentService, type IntentStatus, type PaymentIntent } from '../payment-intents/index.js';
 
 /** The status a sample payload shows for each event type. */
 const SAMPLE_STATUS: Record<string, IntentStatus> = {
@@ -48,7 +46,7 @@ function syntheticIntent(merchantId: string, at: number): PaymentIntentRow {
     payment_method: null,
     amount_received: '0.000000',
     failure_code: null,
-    expires_at: at + 30 * 60_000,
+    expires_at: at + 30 * MINUTE_MS,
     created_at: at,
     paid_at: null,
     cancelled_at: null,
@@ -81,28 +79,28 @@ function sampleData(type: EventType, intent: PaymentIntent, at: number): Record<
   };
 }
 
+export interface TriggerDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+}
+
 export async function triggerSampleEvent(
-  deps: { db: Kysely<DB>; clock: Clock; config: Config },
+  deps: TriggerDeps,
   merchantId: string,
   type: EventType,
 ): Promise<{ object: 'event_trigger'; type: EventType; status: 'sent'; event: string }> {
-  const at = deps.clock.nowMs() + (await sandboxOffsetMs(deps.db, merchantId));
-  const latest = await deps.db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('environment', '=', 'test')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  const intent = intentView(latest ?? syntheticIntent(merchantId, at), checkoutUrlFor(deps.config));
-  const event = await recordEvent(deps.db, {
+  const scope = { merchantId, environment: 'test' as const };
+  const at = await deps.clocks.nowMs(scope);
+  const latest = await latestIntent(deps.db, scope);
+  const intent = deps.intents.view(latest ?? syntheticIntent(merchantId, at));
+  const event = await transaction(deps.db, (tx) => recordEvent(tx, {
     merchantId,
     environment: 'test',
     type,
     data: sampleData(type, intent, at),
     paymentIntentId: latest?.id ?? null,
     at,
-  });
+  }));
   return { object: 'event_trigger', type, status: 'sent', event: event.id };
 }

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppDeps } from '../../app.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { StringEnum, metaProperties } from '../../http/schemas.js';
+import { metaProperties } from '../../http/schemas.js';
+import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { AppError } from '../../shared/errors.js';
 import { EVENT_TYPES } from '../events/index.js';
-import { triggerSampleEvent } from './trigger.service.js';
+import { triggerSampleEvent, type TriggerDeps } from './trigger.service.js';
 
-export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: AppDeps }> = async (app, { deps }) => {
+export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = async (app, { deps }) => {
   app.post(
     '/sandbox/webhooks/trigger',
     {

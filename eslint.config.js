@@ -1,0 +1,44 @@
+// ESLint (typescript-eslint) for src/, test/ and bench/; formatting is Prettier's (npm run format).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/** Kysely's query builders: only repositories (and src/db) write SQL. */
+const SQL_CALLS = '^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|executeQuery)$';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'public/', 'packages/*/dist/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', 'src/**/*.repo.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.property.name=/${SQL_CALLS}/]`,
+          message: 'SQL lives in repositories (*.repo.ts) and src/db only.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message: 'Open transactions with transaction() from src/db/transaction.ts, whose afterCommit hooks run at commit.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  prettier,
+);

@@ -1,0 +1,42 @@
+// What the composition root (src/services.ts) builds and the app (src/app.ts) is given: every service,
+// once per process. A leaf: types only.
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { Db } from './db/transaction.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import type { RunTimeJobs } from './jobs/time-jobs.js';
+import type { CustomerService } from './modules/customers/index.js';
+import type { IntentService, PaymentService } from './modules/payment-intents/index.js';
+import type { LinkService } from './modules/payment-links/index.js';
+import type { QuoteService } from './modules/quotes/index.js';
+import type { RailRegistry } from './modules/rails/index.js';
+import type { RateProvider } from './modules/rates/index.js';
+import type { RefundService } from './modules/refunds/index.js';
+import type { ReportService } from './modules/reports/index.js';
+import type { WebhookService } from './modules/webhooks/index.js';
+import type { MerchantClocks } from './shared/clock.js';
+import type { Environment } from './shared/scope.js';
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  db: Db;
+  /** Every merchant's clock; `clocks.base` is real time (or a test's clock). */
+  clocks: MerchantClocks;
+  /** The origin of each environment's base URL: where checkout pages, links and docs live. */
+  origins: Record<Environment, string>;
+  rates: RateProvider;
+  rateLimiter: RateLimiter;
+  intents: IntentService;
+  payments: PaymentService;
+  links: LinkService;
+  refunds: RefundService;
+  customers: CustomerService;
+  quotes: QuoteService;
+  reports: ReportService;
+  webhooks: WebhookService;
+  rails: RailRegistry;
+  runTimeJobs: RunTimeJobs;
+}

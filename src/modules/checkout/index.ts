@@ -1,0 +1,1 @@
+export { checkoutRoutes, CHECKOUT_CSP, type CheckoutRouteDeps } from './checkout.routes.js';

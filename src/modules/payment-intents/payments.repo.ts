@@ -1,0 +1,23 @@
+// The only SQL of pay attempts: every attempt of a payment (accepted, failed or declined), and the sums
+// the receiving caps are checked against.
+import type { PaymentAttemptsTable } from '../../db/schema.js';
+import type { Tx } from '../../db/transaction.js';
+import { Decimal } from '../../shared/money.js';
+import type { MerchantScope } from '../../shared/scope.js';
+
+export async function insertAttempt(tx: Tx, row: PaymentAttemptsTable): Promise<void> {
+  await tx.insertInto('payment_attempts').values(row).execute();
+}
+
+/** Sum of accepted attempts' USD value since `sinceMs` (merchant and environment). */
+export async function acceptedUsdSince(tx: Tx, scope: MerchantScope, sinceMs: number): Promise<Decimal> {
+  const rows = await tx
+    .selectFrom('payment_attempts')
+    .select('usd_value')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('counts_to_caps', '=', 1)
+    .where('created_at', '>', sinceMs)
+    .execute();
+  return rows.reduce((sum, r) => sum.plus(r.usd_value), new Decimal(0));
+}

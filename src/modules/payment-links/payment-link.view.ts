@@ -1,0 +1,62 @@
+// The payment link as the API shows it (spec 2.2; DECISIONS "Payment links").
+import { Type, type Static } from 'typebox';
+import type { PaymentLinkRow } from '../../db/schema.js';
+import { isoTime } from '../../shared/clock.js';
+import { RawJson } from '../../shared/raw-json.js';
+import { DateTime, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
+import type { Environment } from '../../shared/scope.js';
+
+export const LINK_STATUSES = ['active', 'completed', 'expired'] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+export const paymentLinkProperties = {
+  id: Type.String({ description: 'Identifier, prefix `pl_`' }),
+  object: Type.Literal('payment_link'),
+  url: Type.String({ format: 'uri', description: 'Reusable hosted page; each open mints a fresh payment intent' }),
+  status: StringEnum(LINK_STATUSES),
+  title: Type.String(),
+  amount: Nullable(Type.String(), { description: 'Fiat amount; null when the customer enters it' }),
+  currency: Type.String(),
+  settlement_currency: Type.String(),
+  paid_count: Type.Integer({ description: 'Paid intents minted by this link (a later refund still counts)' }),
+  max_payments: Nullable(Type.Integer(), { description: 'Cap on paid payments; null for no cap' }),
+  expires_at: Nullable(DateTime(), { description: 'When the link stops minting intents; null for never' }),
+  metadata: MetadataRecord,
+  created_at: DateTime(),
+  livemode: Type.Boolean(),
+};
+
+export const PaymentLinkRecord = Type.Object(paymentLinkProperties, { title: 'PaymentLink' });
+export type PaymentLink = Static<typeof PaymentLinkRecord>;
+
+export type LinkUrlFor = (environment: Environment, linkId: string) => string;
+
+export function linkUrlFor(origins: Record<Environment, string>): LinkUrlFor {
+  return (environment, id) => `${origins[environment]}/pay/${id}`;
+}
+
+/** Completed (cap reached) wins over expired: both are final, and the cap is the stronger fact. */
+export function linkStatus(link: PaymentLinkRow, paidCount: number, nowMs: number): LinkStatus {
+  if (link.max_payments !== null && paidCount >= link.max_payments) return 'completed';
+  if (link.expires_at !== null && link.expires_at <= nowMs) return 'expired';
+  return 'active';
+}
+
+export function linkView(link: PaymentLinkRow, url: LinkUrlFor, paidCount: number, nowMs: number): PaymentLink {
+  return {
+    id: link.id,
+    object: 'payment_link',
+    url: url(link.environment, link.id),
+    status: linkStatus(link, paidCount, nowMs),
+    title: link.title,
+    amount: link.amount,
+    currency: link.currency,
+    settlement_currency: link.settlement_currency,
+    paid_count: paidCount,
+    max_payments: link.max_payments,
+    expires_at: link.expires_at === null ? null : isoTime(link.expires_at),
+    metadata: new RawJson(link.metadata),
+    created_at: isoTime(link.created_at),
+    livemode: link.environment === 'live',
+  };
+}

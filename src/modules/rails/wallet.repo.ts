@@ -1,0 +1,106 @@
+// The only SQL of external-wallet payments: exact-amount allocations (unique among open ones, by a partial
+// unique index) and on-chain deposits, credited or kept as unmatched.
+import type { Insertable } from 'kysely';
+import { engineOf } from '../../db/dialect.js';
+import { keysetPage, type Cursor } from '../../db/pagination.js';
+import type { WalletAllocationRow, WalletDepositRow, WalletDepositsTable } from '../../db/schema.js';
+import type { Q, Tx } from '../../db/transaction.js';
+import type { MerchantScope } from '../../shared/scope.js';
+
+export interface Slot {
+  environment: MerchantScope['environment'];
+  network: string;
+  asset: string;
+  address: string;
+}
+
+/** The open allocation of an intent on a network, if any. */
+export async function findOpenAllocation(tx: Tx, intentId: string, network: string): Promise<WalletAllocationRow | undefined> {
+  return tx
+    .selectFrom('wallet_allocations')
+    .selectAll()
+    .where('payment_intent_id', '=', intentId)
+    .where('network', '=', network)
+    .where('state', '=', 'open')
+    .executeTakeFirst();
+}
+
+/** Releases open allocations on one address that no longer belong to an open intent of the merchant. */
+export async function releaseStale(tx: Tx, merchantId: string, slot: Slot, now: number): Promise<void> {
+  await tx
+    .updateTable('wallet_allocations')
+    .set({ state: 'released' })
+    .where('state', '=', 'open')
+    .where('environment', '=', slot.environment)
+    .where('network', '=', slot.network)
+    .where('asset', '=', slot.asset)
+    .where('address', '=', slot.address)
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', now),
+        eb('payment_intent_id', 'in', eb.selectFrom('payment_intents').select('id').where('merchant_id', '=', merchantId).where('status', '<>', 'awaiting_payment')),
+      ]),
+    )
+    .execute();
+}
+
+/** Amounts held by open allocations on one address. */
+export async function openAmounts(tx: Tx, slot: Slot): Promise<Set<string>> {
+  const rows = await tx
+    .selectFrom('wallet_allocations')
+    .select('amount')
+    .where('state', '=', 'open')
+    .where('environment', '=', slot.environment)
+    .where('network', '=', slot.network)
+    .where('asset', '=', slot.asset)
+    .where('address', '=', slot.address)
+    .execute();
+  return new Set(rows.map((r) => r.amount));
+}
+
+export async function insertAllocation(tx: Tx, row: WalletAllocationRow): Promise<void> {
+  await tx.insertInto('wallet_allocations').values(row).execute();
+}
+
+/** The open allocation a deposit of exactly this amount, asset and network matches. */
+export async function findMatch(db: Q, slot: Slot, amount: string): Promise<WalletAllocationRow | undefined> {
+  return db
+    .selectFrom('wallet_allocations')
+    .selectAll()
+    .where('state', '=', 'open')
+    .where('environment', '=', slot.environment)
+    .where('network', '=', slot.network)
+    .where('asset', '=', slot.asset)
+    .where('address', '=', slot.address)
+    .where('amount', '=', amount)
+    .executeTakeFirst();
+}
+
+/** Moves an open allocation to credited or released; nothing when it is no longer open. */
+export async function closeAllocation(db: Q, id: string, to: 'credited' | 'released'): Promise<void> {
+  await db.updateTable('wallet_allocations').set({ state: to }).where('id', '=', id).where('state', '=', 'open').execute();
+}
+
+export async function insertDeposit(db: Q, row: Insertable<WalletDepositsTable>): Promise<void> {
+  await db.insertInto('wallet_deposits').values(row).execute();
+}
+
+function depositsOf(db: Q, scope: MerchantScope) {
+  return db.selectFrom('wallet_deposits').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
+}
+
+export async function findDeposit(db: Q, scope: MerchantScope, id: string): Promise<WalletDepositRow | undefined> {
+  return depositsOf(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listDeposits(
+  db: Q,
+  scope: MerchantScope,
+  filter: { status?: WalletDepositRow['status'] },
+  cursor: Cursor | null,
+  limit: number,
+): Promise<WalletDepositRow[]> {
+  let q = depositsOf(db, scope);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  return keysetPage(engineOf(db), q, cursor, limit).execute();
+}

@@ -1,0 +1,63 @@
+// The composition root: every service is built here, once per process, from the configuration and the
+// open database; whatever is built here is closed here, in reverse order.
+import type { Logger } from 'pino';
+import { originOf, type Config } from './config.js';
+import type { Database } from './db/database.js';
+import { sandboxOffsets } from './db/sandbox-offsets.js';
+import type { Services } from './deps.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { timeJobs } from './jobs/time-jobs.js';
+import { CustomerService } from './modules/customers/index.js';
+import { IntentService, PaymentService, checkoutUrlFor } from './modules/payment-intents/index.js';
+import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
+import { QuoteService } from './modules/quotes/index.js';
+import { RailRegistry, SandboxRail } from './modules/rails/index.js';
+import { loadRateTable } from './modules/rates/index.js';
+import { RefundService } from './modules/refunds/index.js';
+import { ReportService } from './modules/reports/index.js';
+import { settlementPolicy } from './modules/settlements/index.js';
+import { WebhookService } from './modules/webhooks/index.js';
+import { MerchantClocks, systemClock, type Clock } from './shared/clock.js';
+
+export interface BuiltServices extends Services {
+  close(): Promise<void>;
+}
+
+export async function buildServices(config: Config, database: Database, opts: { logger: Logger; clock?: Clock }): Promise<BuiltServices> {
+  const db = database.db;
+  const clocks = new MerchantClocks(opts.clock ?? systemClock, sandboxOffsets(db));
+  const origins = { live: originOf(config.liveUrl), test: originOf(config.sandboxUrl) };
+  const checkoutUrl = checkoutUrlFor(origins);
+  const rates = loadRateTable(config.ratesFile);
+  const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
+
+  const intents = new IntentService({ db, clocks, rates, checkoutUrl });
+  const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
+  const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), linkCap: links.capCheck });
+  const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }));
+  const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
+
+  return {
+    config,
+    logger: opts.logger,
+    database,
+    db,
+    clocks,
+    origins,
+    rates,
+    rateLimiter,
+    intents,
+    payments,
+    links,
+    refunds,
+    customers: new CustomerService({ db, clock: clocks.base }),
+    quotes: new QuoteService({ db, clocks, rates }),
+    reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
+    webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),
+    rails,
+    runTimeJobs: timeJobs({ db, clocks, intents }),
+    async close() {
+      rails.close();
+    },
+  };
+}

@@ -1,0 +1,8 @@
+// The merchant and environment every record belongs to (DECISIONS "Environments and addresses"): every
+// query of a merchant's data is confined to one.
+export type Environment = 'live' | 'test';
+
+export interface MerchantScope {
+  merchantId: string;
+  environment: Environment;
+}
