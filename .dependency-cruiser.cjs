@@ -57,6 +57,6 @@ module.exports = {
     includeOnly: '^src/',
     tsPreCompilationDeps: false,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
   },
 };

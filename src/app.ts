@@ -1,7 +1,6 @@
 // buildApp(deps): plugins in a fixed order, the auth hook, module routes, error and not-found handlers.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Logger } from 'pino';
 import { Type } from 'typebox';
 import type { Services } from './deps.js';
 import { registerAuth } from './http/auth.js';

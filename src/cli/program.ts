@@ -253,7 +253,7 @@ function reportFailure(err: unknown, json: boolean, io: CliIo): number {
     return err.exitCode === 0 ? 0 : 2;
   }
   let code = 'error';
-  let message = err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
   if (err instanceof AppError || err instanceof CliFailure) code = err.code;
   else if (err instanceof ConfigError) code = 'config_invalid';
   if (json) io.out(`${JSON.stringify({ error: { code, message } })}\n`);

@@ -3,7 +3,7 @@
 // Here the SQL text Kysely compiled the first time is kept under a key naming the statement's shape, and
 // later calls run it with their own parameters. The first compile checks that the parameters the caller
 // lists are exactly those Kysely bound, in order; a shape that fails the check is never cached.
-import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import { engineOf } from './dialect.js';
 import type { DB } from './schema.js';
 import type { Q } from './transaction.js';

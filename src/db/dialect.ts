@@ -1,5 +1,5 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { PostgresAdapter, sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import type { Q } from './transaction.js';
 

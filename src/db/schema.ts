@@ -1,7 +1,7 @@
 // Row types of every table. Times are integer milliseconds since the epoch (bigint on PostgreSQL,
 // INTEGER on SQLite); JSON is stored as text on both engines so one set of queries serves both.
 import type { Generated, Insertable, Selectable } from 'kysely';
-import type { IntentStatus } from '../modules/payment-intents/intent-view.js';
+import type { IntentStatus } from '../modules/payment-intents/payment-intent.schema.js';
 import type { Environment } from '../shared/scope.js';
 
 export interface MerchantsTable {

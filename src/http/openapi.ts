@@ -44,6 +44,11 @@ const META_HEADERS = {
   'Service-RateLimit-Reset': { description: 'Whole seconds until the budget refills', schema: { type: 'integer' } },
 };
 
+/** The parts of the generated document this file edits. */
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { security?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+}
+
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -96,20 +101,20 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       return { schema: s as never, url: url.replace(/^\/v1(?=\/|$)/, '') || '/' };
     },
     transformObject: (documentObject) => {
-      const doc = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
-      for (const [path, item] of Object.entries<Record<string, any>>(doc['paths'] ?? {})) {
+      const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
+      for (const [path, item] of Object.entries(doc.paths ?? {})) {
         if (!path.startsWith('/') || path.startsWith('/docs')) continue;
-        for (const op of Object.values<Record<string, any>>(item)) {
-          for (const [status, response] of Object.entries<Record<string, any>>(op['responses'] ?? {})) {
+        for (const op of Object.values(item)) {
+          for (const [status, response] of Object.entries(op.responses ?? {})) {
             const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
             headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
-            if (op['security']?.length) {
+            if (op.security?.length) {
               for (const h of ['Service-Environment', 'Service-RateLimit-Limit', 'Service-RateLimit-Remaining', 'Service-RateLimit-Reset']) {
                 headers[h] = { $ref: `#/components/headers/${h}` };
               }
             }
             if (status === '429') headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } };
-            response['headers'] = { ...(response['headers'] ?? {}), ...headers };
+            response.headers = { ...(response.headers ?? {}), ...headers };
           }
         }
       }

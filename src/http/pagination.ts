@@ -1,7 +1,7 @@
 // The query string of every list that takes cursors (section 4.9); the paging itself is src/db/pagination.ts.
 import { Type, type TProperties } from 'typebox';
 
-export function listQuerySchema<T extends TProperties = {}>(defaultLimit: number, maxLimit = 100, extra: T = {} as T) {
+export function listQuerySchema<T extends TProperties = Record<never, never>>(defaultLimit: number, maxLimit = 100, extra: T = {} as T) {
   return Type.Object(
     {
       limit: Type.Integer({ minimum: 1, maximum: maxLimit, default: defaultLimit, description: `1 to ${maxLimit}, default ${defaultLimit}` }),

@@ -1,6 +1,5 @@
 // Schemas shared by every route: the response metadata, the error envelope, list envelopes, enums.
 import { Type, type TSchema } from 'typebox';
-import { METADATA_DESCRIPTION, METADATA_LIMITS } from '../shared/metadata.js';
 import { StringEnum } from '../shared/schema.js';
 
 export const EnvironmentName = StringEnum(['test', 'live'] as const);
@@ -53,23 +52,3 @@ export function ListOf(item: TSchema, opts: { title: string; paged?: boolean }) 
 }
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 255 }) });
-
-/** `metadata` in a request body (src/shared/metadata.ts has the rules; the validator checks them). */
-export const Metadata = Type.Unsafe<Record<string, unknown>>({
-  type: 'object',
-  maxProperties: METADATA_LIMITS.keys,
-  propertyNames: { minLength: 1, maxLength: METADATA_LIMITS.keyLength },
-  additionalProperties: true,
-  'x-metadata': true,
-  description: METADATA_DESCRIPTION,
-});
-
-/** An amount: a decimal string, never a JSON number. */
-export function DecimalString(description?: string) {
-  return Type.String({
-    maxLength: 64,
-    pattern: '^[0-9]+(\\.[0-9]+)?$',
-    'x-message': 'must be a decimal string such as "1500.00" (never a JSON number)',
-    ...(description ? { description } : {}),
-  });
-}

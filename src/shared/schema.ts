@@ -2,7 +2,7 @@
 // schema, and derives its TypeScript type from it (`Static<typeof XRecord>`); routes answer with it and
 // the OpenAPI document is generated from it.
 import { Type, type TSchema } from 'typebox';
-import { METADATA_DESCRIPTION } from './metadata.js';
+import { METADATA_DESCRIPTION, METADATA_LIMITS } from './metadata.js';
 import type { RawJson } from './raw-json.js';
 
 /** A string enum as JSON Schema `enum` (clear validation messages, clean OpenAPI). */
@@ -28,3 +28,23 @@ export function RawJsonOf(schema: TSchema) {
 
 /** `metadata` in a response: the text stored, exactly as the merchant sent it. */
 export const MetadataRecord = RawJsonOf(Type.Object({}, { additionalProperties: true, description: METADATA_DESCRIPTION }));
+
+/** `metadata` in a request body (src/shared/metadata.ts has the rules; the validator, src/http/validation.ts, checks them). */
+export const Metadata = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  maxProperties: METADATA_LIMITS.keys,
+  propertyNames: { minLength: 1, maxLength: METADATA_LIMITS.keyLength },
+  additionalProperties: true,
+  'x-metadata': true,
+  description: METADATA_DESCRIPTION,
+});
+
+/** An amount: a decimal string, never a JSON number. */
+export function DecimalString(description?: string) {
+  return Type.String({
+    maxLength: 64,
+    pattern: '^[0-9]+(\\.[0-9]+)?$',
+    'x-message': 'must be a decimal string such as "1500.00" (never a JSON number)',
+    ...(description ? { description } : {}),
+  });
+}

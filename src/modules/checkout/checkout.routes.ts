@@ -97,15 +97,21 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     return c;
   }
 
-  app.get('/checkout/:id', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) => {
-    const c = await loadCheckout(deps, request.environment, request.params.id);
+  /** A page of an intent's checkout (its anti-forgery token set), or the not-found page. */
+  async function servePage(request: FastifyRequest, reply: FastifyReply, id: string, render: (c: CheckoutIntent, token: string, base: string) => string) {
+    const c = await loadCheckout(deps, request.environment, id);
     if (!c) return notFoundPage(request, reply);
     const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
-    const base = `/checkout/${c.row.id}`;
     return securityHeaders(reply)
       .type('text/html; charset=utf-8')
-      .send(checkoutPage(c, { assets, token, statusUrl: `${base}/status`, payUrl: `${base}/pay`, depositUrl: `${base}/wallet/deposit` }));
-  });
+      .send(render(c, token, `/checkout/${c.row.id}`));
+  }
+
+  app.get('/checkout/:id', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) =>
+    servePage(request, reply, request.params.id, (c, token, base) =>
+      checkoutPage(c, { assets, token, statusUrl: `${base}/status`, payUrl: `${base}/pay`, depositUrl: `${base}/wallet/deposit` }),
+    ),
+  );
 
   app.get('/checkout/:id/status', { ...publicRoute, schema: { hide: true, params: IntentParams } }, async (request, reply) => {
     const c = await requireCheckout(request, request.params.id);
@@ -164,15 +170,11 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     },
   );
 
-  app.get('/checkout/:id/paypal/:ref', { ...publicRoute, schema: { hide: true, params: PaypalParams } }, async (request, reply) => {
-    const c = await loadCheckout(deps, request.environment, request.params.id);
-    if (!c) return notFoundPage(request, reply);
-    const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
-    const base = `/checkout/${c.row.id}`;
-    return securityHeaders(reply)
-      .type('text/html; charset=utf-8')
-      .send(paypalPage(c, { assets, token, approveUrl: `${base}/paypal/${encodeURIComponent(request.params.ref)}`, backUrl: base }));
-  });
+  app.get('/checkout/:id/paypal/:ref', { ...publicRoute, schema: { hide: true, params: PaypalParams } }, async (request, reply) =>
+    servePage(request, reply, request.params.id, (c, token, base) =>
+      paypalPage(c, { assets, token, approveUrl: `${base}/paypal/${encodeURIComponent(request.params.ref)}`, backUrl: base }),
+    ),
+  );
 
   app.post(
     '/checkout/:id/paypal/:ref',

@@ -4,6 +4,7 @@ import type { CustomerRow, CustomersTable } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
+import { scopedRows } from '../../db/scoped.js';
 
 
 
@@ -12,20 +13,11 @@ export async function insertCustomer(db: Q, row: Insertable<CustomersTable>): Pr
 }
 
 export async function findCustomer(db: Q, scope: MerchantScope, id: string): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .where('id', '=', id)
+  return scopedRows(db, 'customers', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 
 export async function listCustomers(db: Q, scope: MerchantScope, cursor: Cursor | null, limit: number): Promise<CustomerRow[]> {
-  const base = db
-    .selectFrom('customers')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment);
+  const base = scopedRows(db, 'customers', scope);
   return keysetPage(engineOf(db), base, cursor, limit).execute();
 }

@@ -1,31 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { listQuerySchema } from '../../http/pagination.js';
-import { IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
+import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { errorResponses } from '../../http/openapi.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
-import { CustomerRecord, customerProperties } from './customer.view.js';
+import { CreateCustomerBody, CustomerRecord, customerProperties } from './customer.schema.js';
 import type { CustomerService } from './customers.service.js';
 
 const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
-
-const CreateCustomerBody = Type.Object(
-  {
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
-    phone: Type.Optional(
-      Type.String({
-        maxLength: 40,
-        pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
-        'x-message': 'must be a phone number of digits, optionally starting with + (for example +254712345678)',
-      }),
-    ),
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-    reference: Type.Optional(Type.String({ maxLength: 256 })),
-    metadata: Type.Optional(Metadata),
-  },
-  { additionalProperties: false },
-);
 
 export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerService }> = async (app, { customers }) => {
 

@@ -7,16 +7,8 @@ import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { jsonTextOf } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { customerView, type Customer } from './customer.view.js';
+import { customerView, type Customer, type CustomerInput } from './customer.schema.js';
 import * as repo from './customers.repo.js';
-
-export interface CustomerInput {
-  email?: string;
-  phone?: string;
-  name?: string;
-  reference?: string;
-  metadata?: object;
-}
 
 export class CustomerService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}

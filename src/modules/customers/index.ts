@@ -1,3 +1,3 @@
 export { customerRoutes } from './customers.routes.js';
-export { CustomerRecord, customerView, type Customer } from './customer.view.js';
-export { CustomerService, type CustomerInput } from './customers.service.js';
+export { CustomerRecord, customerView, type Customer, type CustomerInput } from './customer.schema.js';
+export { CustomerService } from './customers.service.js';

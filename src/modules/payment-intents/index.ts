@@ -8,7 +8,7 @@ export {
   type CheckoutUrlFor,
   type IntentStatus,
   type PaymentIntent,
-} from './intent-view.js';
+} from './payment-intent.schema.js';
 export { IntentService, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
 export { PaymentService, type LinkCapCheck, type PaymentReport, type PaymentServiceDeps } from './payments.service.js';
 export {

@@ -7,8 +7,9 @@ import { merchantNowSql } from '../../db/sandbox-offsets.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
-import type { IntentStatus } from './intent-view.js';
+import type { IntentStatus } from './payment-intent.schema.js';
 import type { IntentPatch } from './state-machine.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export function insertIntentsStatement(db: Q, rows: readonly PaymentIntentRow[]): CompiledQuery {
   return insertStatement(db, 'payment_intents', rows.map(intentColumns));
@@ -44,17 +45,13 @@ function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
   };
 }
 
-function scoped(db: Q, scope: MerchantScope) {
-  return db.selectFrom('payment_intents').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
-}
-
 export async function findIntent(db: Q, scope: MerchantScope, id: string): Promise<PaymentIntentRow | undefined> {
-  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+  return scopedRows(db, 'payment_intents', scope).where('id', '=', id).executeTakeFirst();
 }
 
 /** The intent, row-locked for the rest of the transaction: moves and payments of one intent queue here. */
 export async function lockIntent(tx: Tx, scope: MerchantScope, id: string): Promise<PaymentIntentRow | undefined> {
-  return forUpdate(tx, scoped(tx, scope).where('id', '=', id)).executeTakeFirst();
+  return forUpdate(tx, scopedRows(tx, 'payment_intents', scope).where('id', '=', id)).executeTakeFirst();
 }
 
 /** An intent by id within one environment, whoever its merchant (the hosted checkout), with the merchant's name. */
@@ -77,14 +74,14 @@ export async function findIntentWithMerchantName(
 }
 
 export async function listIntents(db: Q, scope: MerchantScope, filter: { status?: IntentStatus }, cursor: Cursor | null, limit: number): Promise<PaymentIntentRow[]> {
-  let q = scoped(db, scope);
+  let q = scopedRows(db, 'payment_intents', scope);
   if (filter.status) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
 /** The merchant's most recent intent of an environment (the sandbox trigger's sample). */
 export async function latestIntent(db: Q, scope: MerchantScope): Promise<PaymentIntentRow | undefined> {
-  return scoped(db, scope).orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+  return scopedRows(db, 'payment_intents', scope).orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
 }
 
 /** Writes `patch` while the intent still has `status`; false when it has moved on. */

@@ -3,40 +3,13 @@ import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { DecimalString, IdParams, ListOf, Metadata, withMeta } from '../../http/schemas.js';
+import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { StringEnum } from '../../shared/schema.js';
-import { INTENT_STATUSES, PaymentIntentRecord, paymentIntentProperties } from './intent-view.js';
-import { PAYMENT_METHODS } from './payment-methods.js';
+import { CreateIntentBody, INTENT_STATUSES, PaymentIntentRecord, paymentIntentProperties } from './payment-intent.schema.js';
 import type { IntentService } from './payment-intents.service.js';
 
 export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
-
-const CreateIntentBody = Type.Object(
-  {
-    amount: DecimalString('Fiat amount, with no more decimals than the currency has'),
-    currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
-    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
-    merchant_reference: Type.Optional(Type.String({ maxLength: 255 })),
-    payment_methods: Type.Optional(Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' })),
-    customer: Type.Optional(
-      Type.Object(
-        {
-          email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
-          phone: Type.Optional(
-            Type.String({ maxLength: 40, pattern: '^\\+?[0-9][0-9 ().-]{2,39}$', 'x-message': 'must be a phone number such as +254712345678' }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    metadata: Type.Optional(Metadata),
-    expires_in_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 30 })),
-    return_url: Type.Optional(Type.String({ maxLength: 2000, description: 'https (or http on localhost) URL the checkout sends the customer to afterwards' })),
-  },
-  { additionalProperties: false },
-);
 
 export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentService }> = async (app, { intents }) => {
 

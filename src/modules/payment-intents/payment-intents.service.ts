@@ -1,4 +1,5 @@
 // Payment intents: create (with the embedded quote), retrieve, list, cancel, and expiry.
+import type { Static } from 'typebox';
 import { batcher } from '../../db/batcher.js';
 import { readPage, type Page } from '../../db/pagination.js';
 import { WriteBatch, runAtomic, transaction, type Db } from '../../db/transaction.js';
@@ -10,7 +11,7 @@ import { jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { RateProvider } from '../rates/index.js';
-import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './intent-view.js';
+import { intentView, type CheckoutUrlFor, type CreateIntentBody, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import { IntentMoveConflict, addCreationEvents, expireIfOverdue, isOverdue, moveIntent } from './state-machine.js';
@@ -18,22 +19,15 @@ import { IntentMoveConflict, addCreationEvents, expireIfOverdue, isOverdue, move
 export const DEFAULT_EXPIRY_MINUTES = 30;
 export const MAX_EXPIRY_MINUTES = 1440;
 
-export interface CreateIntentInput {
-  amount: string;
-  currency: string;
-  settlement_currency?: string;
-  description?: string;
-  merchant_reference?: string;
-  payment_methods?: PaymentMethod[];
-  customer?: { email?: string; phone?: string };
+/** The body of `POST /payment-intents`, and what a payment link adds when it mints an intent. */
+export type CreateIntentInput = Omit<Static<typeof CreateIntentBody>, 'metadata'> & {
+  /** An object as parsed (its text kept), or the text of a link's metadata. */
   metadata?: object;
-  expires_in_minutes?: number;
-  return_url?: string;
   /** Set when a payment link mints the intent. */
   payment_link?: string;
   /** The intent expires at this time (ms, merchant's clock) at the latest: a link's own expiry. */
   expires_not_after?: number;
-}
+};
 
 /** A new intent: its row and the view of it that the response and the creation event both show. */
 export interface NewIntent {

@@ -12,7 +12,7 @@ import type { MerchantScope } from '../../shared/scope.js';
 import { lockMerchant } from '../merchants/index.js';
 import type { RateProvider } from '../rates/index.js';
 import { creditDuplicatePayment, freezeSettlementForDispute, settlePayment, type SettlementPolicy } from '../settlements/index.js';
-import type { CheckoutUrlFor } from './intent-view.js';
+import type { CheckoutUrlFor } from './payment-intent.schema.js';
 import type { PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import * as attempts from './payments.repo.js';

@@ -10,7 +10,7 @@ import type { PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
 import type { Tx } from '../../db/transaction.js';
 import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
-import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './intent-view.js';
+import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
 import * as repo from './payment-intents.repo.js';
 
 /** from -> to -> the event types that move may record (the first is the default). */

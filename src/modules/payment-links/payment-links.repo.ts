@@ -3,18 +3,14 @@ import { forUpdate } from '../../db/dialect.js';
 import type { PaymentLinkRow } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export async function insertLink(db: Q, row: PaymentLinkRow): Promise<void> {
   await db.insertInto('payment_links').values(row).execute();
 }
 
 export async function findLink(db: Q, scope: MerchantScope, id: string): Promise<PaymentLinkRow | undefined> {
-  return db
-    .selectFrom('payment_links')
-    .selectAll()
-    .where('id', '=', id)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
+  return scopedRows(db, 'payment_links', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 

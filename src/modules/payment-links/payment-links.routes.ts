@@ -1,26 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { DecimalString, IdParams, Metadata, withMeta } from '../../http/schemas.js';
+import { IdParams, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { paymentLinkProperties } from './payment-link.view.js';
+import { CreateLinkBody, paymentLinkProperties } from './payment-link.schema.js';
 import type { LinkService } from './payment-links.service.js';
 
 export const PaymentLinkResponse = withMeta(paymentLinkProperties, { title: 'PaymentLinkResponse' });
-
-const CreateLinkBody = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: 200, description: 'Shown to the customer, and the description of every intent minted' }),
-    currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
-    amount: Type.Optional(DecimalString('Fiat amount; omit so that the customer enters it')),
-    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
-    max_payments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Cap on paid payments; omit for no cap' })),
-    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops minting intents (must be in the future)' })),
-    metadata: Type.Optional(Metadata),
-  },
-  { additionalProperties: false },
-);
 
 export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }> = async (app, { links }) => {
 

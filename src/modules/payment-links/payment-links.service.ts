@@ -9,18 +9,8 @@ import { formatAmount, requireAmount, requireAsset, requireFiat, type FiatCurren
 import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { IntentService } from '../payment-intents/index.js';
-import { linkStatus, linkView, type LinkStatus, type LinkUrlFor, type PaymentLink } from './payment-link.view.js';
+import { linkStatus, linkView, type CreateLinkInput, type LinkStatus, type LinkUrlFor, type PaymentLink } from './payment-link.schema.js';
 import * as repo from './payment-links.repo.js';
-
-export interface CreateLinkInput {
-  title: string;
-  currency: string;
-  amount?: string;
-  settlement_currency?: string;
-  max_payments?: number;
-  expires_at?: string;
-  metadata?: object;
-}
 
 export interface LinkServiceDeps {
   db: Db;

@@ -1,2 +1,3 @@
 export { quoteRoutes } from './quotes.routes.js';
-export { QuoteRecord, QuoteService, QUOTE_LOCK_MS, type Quote, type QuoteInput } from './quotes.service.js';
+export { QuoteBody, QuoteRecord, quoteView, type Quote, type QuoteInput } from './quote.schema.js';
+export { QuoteService, QUOTE_LOCK_MS } from './quotes.service.js';

@@ -2,18 +2,14 @@
 import type { RailPaymentRow, RailPaymentState } from '../../db/schema.js';
 import type { Q } from '../../db/transaction.js';
 import type { MerchantScope } from '../../shared/scope.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export async function insertRailPayment(db: Q, row: RailPaymentRow): Promise<void> {
   await db.insertInto('rail_payments').values(row).execute();
 }
 
 export async function findRailPayment(db: Q, scope: MerchantScope, id: string): Promise<RailPaymentRow | undefined> {
-  return db
-    .selectFrom('rail_payments')
-    .selectAll()
-    .where('id', '=', id)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
+  return scopedRows(db, 'rail_payments', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 

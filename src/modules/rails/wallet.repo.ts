@@ -6,6 +6,7 @@ import { keysetPage, type Cursor } from '../../db/pagination.js';
 import type { WalletAllocationRow, WalletDepositRow, WalletDepositsTable } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { MerchantScope } from '../../shared/scope.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export interface Slot {
   environment: MerchantScope['environment'];
@@ -85,12 +86,8 @@ export async function insertDeposit(db: Q, row: Insertable<WalletDepositsTable>)
   await db.insertInto('wallet_deposits').values(row).execute();
 }
 
-function depositsOf(db: Q, scope: MerchantScope) {
-  return db.selectFrom('wallet_deposits').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
-}
-
 export async function findDeposit(db: Q, scope: MerchantScope, id: string): Promise<WalletDepositRow | undefined> {
-  return depositsOf(db, scope).where('id', '=', id).executeTakeFirst();
+  return scopedRows(db, 'wallet_deposits', scope).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listDeposits(
@@ -100,7 +97,7 @@ export async function listDeposits(
   cursor: Cursor | null,
   limit: number,
 ): Promise<WalletDepositRow[]> {
-  let q = depositsOf(db, scope);
+  let q = scopedRows(db, 'wallet_deposits', scope);
   if (filter.status) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }

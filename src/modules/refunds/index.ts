@@ -1,3 +1,3 @@
 export { refundRoutes } from './refunds.routes.js';
-export { REFUND_STATUSES, RefundRecord, refundView, type Refund } from './refund.view.js';
+export { REFUND_STATUSES, RefundRecord, refundView, type Refund } from './refund.schema.js';
 export { RefundService, type RefundServiceDeps } from './refunds.service.js';

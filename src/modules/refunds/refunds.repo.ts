@@ -1,22 +1,16 @@
 import { engineOf, forUpdate } from '../../db/dialect.js';
-import type { PaymentIntentRow, RefundRow } from '../../db/schema.js';
+import type { RefundRow } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
-
-
+import { scopedRows } from '../../db/scoped.js';
 
 export async function insertRefund(db: Q, row: RefundRow): Promise<void> {
   await db.insertInto('refunds').values(row).execute();
 }
 
 export async function findRefund(db: Q, scope: MerchantScope, id: string): Promise<RefundRow | undefined> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('id', '=', id)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
+  return scopedRows(db, 'refunds', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 
@@ -41,11 +35,7 @@ export async function moveRefund(db: Q, row: RefundRow, to: RefundRow['status'],
 }
 
 export async function listRefunds(db: Q, scope: MerchantScope, filter: { paymentIntent?: string }, cursor: Cursor | null, limit: number): Promise<RefundRow[]> {
-  let q = db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment);
+  let q = scopedRows(db, 'refunds', scope);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }

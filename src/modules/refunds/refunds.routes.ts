@@ -3,10 +3,10 @@ import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
-import { DecimalString, IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
-import { StringEnum } from '../../shared/schema.js';
+import { IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
+import { DecimalString, StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
-import { REFUND_STATUSES, RefundRecord, refundProperties, refundView } from './refund.view.js';
+import { REFUND_STATUSES, RefundRecord, refundProperties, refundView } from './refund.schema.js';
 import { RETURN_ADDRESS_PATTERN, type RefundService } from './refunds.service.js';
 
 const RefundResponse = withMeta(refundProperties, { title: 'RefundResponse' });

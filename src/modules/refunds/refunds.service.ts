@@ -17,7 +17,7 @@ import { ACCOUNTS, transfer } from '../ledger/index.js';
 import { IntentMoveConflict, findIntent, lockIntent, moveIntent, type CheckoutUrlFor, type PaymentMethod } from '../payment-intents/index.js';
 import type { RailRegistry } from '../rails/index.js';
 import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
-import { refundView, type Refund } from './refund.view.js';
+import { refundView, type Refund } from './refund.schema.js';
 import * as repo from './refunds.repo.js';
 
 export interface RefundServiceDeps {

@@ -1,5 +1,5 @@
 export { settlementRoutes } from './settlements.routes.js';
-export { SETTLEMENT_STATUSES, SettlementRecord, settlementView, type Settlement, type SettlementStatus } from './settlement.view.js';
+export { SETTLEMENT_STATUSES, SettlementRecord, settlementView, type Settlement, type SettlementStatus } from './settlement.schema.js';
 export {
   creditDuplicatePayment,
   freezeSettlementForDispute,

@@ -4,18 +4,14 @@ import { merchantNowSql } from '../../db/sandbox-offsets.js';
 import type { SettlementRow } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { Environment, MerchantScope as Scope } from '../../shared/scope.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export async function insertSettlement(db: Q, row: SettlementRow): Promise<void> {
   await db.insertInto('settlements').values(row).execute();
 }
 
 export async function findSettlement(db: Q, scope: Scope, id: string): Promise<SettlementRow | undefined> {
-  return db
-    .selectFrom('settlements')
-    .selectAll()
-    .where('id', '=', id)
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
+  return scopedRows(db, 'settlements', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 
@@ -50,11 +46,7 @@ export async function listSettlements(
   cursor: Cursor | null,
   limit: number,
 ): Promise<SettlementRow[]> {
-  let q = db
-    .selectFrom('settlements')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment);
+  let q = scopedRows(db, 'settlements', scope);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();

@@ -6,7 +6,7 @@ import { listQuerySchema } from '../../http/pagination.js';
 import { ListOf } from '../../http/schemas.js';
 import type { Db } from '../../db/transaction.js';
 import { StringEnum } from '../../shared/schema.js';
-import { SETTLEMENT_STATUSES, SettlementRecord } from './settlement.view.js';
+import { SETTLEMENT_STATUSES, SettlementRecord } from './settlement.schema.js';
 import { requireAuth } from '../../http/scope.js';
 import * as service from './settlements.service.js';
 

@@ -10,7 +10,7 @@ import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
 import { ACCOUNTS, transfer } from '../ledger/index.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
-import { settlementView, type Settlement } from './settlement.view.js';
+import { settlementView, type Settlement } from './settlement.schema.js';
 import * as repo from './settlements.repo.js';
 
 export interface SettlementPolicy {

@@ -56,7 +56,7 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     .where('status', '=', pending);
   // The claimed rows are found again through the due-time index: pending, due at the lease's end, and
   // holding this claim's token.
-  const ours = (t: 'webhook_deliveries' | 'd') => (eb: ExpressionBuilder<any, any>) =>
+  const ours = (t: 'webhook_deliveries' | 'd') => <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) =>
     eb.and([eb(sql.ref(`${t}.status`), '=', pending), eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd), eb(sql.ref(`${t}.locked_by`), '=', token)]);
   const usable = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
     eb.exists(

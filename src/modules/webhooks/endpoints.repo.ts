@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
+import { scopedRows } from '../../db/scoped.js';
 
 
 
@@ -10,23 +11,12 @@ export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTabl
 }
 
 export async function findEndpoint(db: Q, scope: MerchantScope, id: string): Promise<WebhookEndpointRow | undefined> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+  return scopedRows(db, 'webhook_endpoints', scope).where('id', '=', id).where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
 export async function listEndpoints(db: Q, scope: MerchantScope): Promise<WebhookEndpointRow[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .where('deleted_at', 'is', null)
+  return scopedRows(db, 'webhook_endpoints', scope).where('deleted_at', 'is', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();

@@ -6,7 +6,7 @@ import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../events/index.js';
-import { WebhookEndpointRecord, endpointProperties } from './webhook.view.js';
+import { WebhookEndpointRecord, endpointProperties } from './webhook.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 import { MAX_URL_LENGTH } from './url-safety.js';
 

@@ -3,20 +3,16 @@ import { keysetPage, type Cursor } from '../../db/pagination.js';
 import type { EventRow, WebhookAttemptRow } from '../../db/schema.js';
 import type { Db } from '../../db/transaction.js';
 import type { MerchantScope as Scope } from '../../shared/scope.js';
-import type { DeliveryWithUrl } from './webhook.view.js';
+import type { DeliveryWithUrl } from './webhook.schema.js';
+import { scopedRows } from '../../db/scoped.js';
 
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRow | undefined> {
-  return db
-    .selectFrom('events')
-    .selectAll()
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment)
-    .where('id', '=', id)
+  return scopedRows(db, 'events', scope).where('id', '=', id)
     .executeTakeFirst();
 }
 
 export async function listEvents(db: Db, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
-  let q = db.selectFrom('events').selectAll().where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment);
+  let q = scopedRows(db, 'events', scope);
   if (opts.type !== undefined) q = q.where('type', '=', opts.type);
   return keysetPage(engineOf(db), q, opts.cursor, opts.limit).execute();
 }

@@ -7,7 +7,7 @@ import { IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.j
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../events/index.js';
-import { DeliveryWithAttempts, WebhookEventRecord, webhookEventProperties } from './webhook.view.js';
+import { DeliveryWithAttempts, WebhookEventRecord, webhookEventProperties } from './webhook.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 
 export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {

@@ -13,7 +13,7 @@ import * as endpoints from './endpoints.repo.js';
 import * as events from './webhook-events.repo.js';
 import { newSigningSecret } from './signing.js';
 import { assertEndpointUrl, urlPolicy, type Resolver } from './url-safety.js';
-import { deliveryView, endpointView, webhookEventView, type WebhookEndpoint, type WebhookEvent } from './webhook.view.js';
+import { deliveryView, endpointView, webhookEventView, type WebhookEndpoint, type WebhookEvent } from './webhook.schema.js';
 
 /** Endpoints per merchant and environment: each event fans out to every one of them. */
 export const MAX_ENDPOINTS = 16;

@@ -3,7 +3,26 @@ import { Type, type Static } from 'typebox';
 import type { CustomerRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
 import { RawJson } from '../../shared/raw-json.js';
-import { DateTime, MetadataRecord, Nullable } from '../../shared/schema.js';
+import { DateTime, Metadata, MetadataRecord, Nullable } from '../../shared/schema.js';
+
+/** The body of `POST /customers` (section 2.8). */
+export const CreateCustomerBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
+        'x-message': 'must be a phone number of digits, optionally starting with + (for example +254712345678)',
+      }),
+    ),
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+    reference: Type.Optional(Type.String({ maxLength: 256 })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type CustomerInput = Static<typeof CreateCustomerBody>;
 
 export const customerProperties = {
   id: Type.String({ description: 'Identifier, prefix `cus_`' }),

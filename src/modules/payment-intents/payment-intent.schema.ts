@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
 import { RawJson } from '../../shared/raw-json.js';
-import { DateTime, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
+import { DateTime, DecimalString, Metadata, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './payment-methods.js';
 
@@ -39,6 +39,33 @@ export const paymentIntentProperties = {
   cancelled_at: Nullable(DateTime()),
   livemode: Type.Boolean(),
 };
+
+/** The body of `POST /payment-intents` (section 4.3). */
+export const CreateIntentBody = Type.Object(
+  {
+    amount: DecimalString('Fiat amount, with no more decimals than the currency has'),
+    currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
+    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    merchant_reference: Type.Optional(Type.String({ maxLength: 255 })),
+    payment_methods: Type.Optional(Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' })),
+    customer: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
+          phone: Type.Optional(
+            Type.String({ maxLength: 40, pattern: '^\\+?[0-9][0-9 ().-]{2,39}$', 'x-message': 'must be a phone number such as +254712345678' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    metadata: Type.Optional(Metadata),
+    expires_in_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 30 })),
+    return_url: Type.Optional(Type.String({ maxLength: 2000, description: 'https (or http on localhost) URL the checkout sends the customer to afterwards' })),
+  },
+  { additionalProperties: false },
+);
 
 export const PaymentIntentRecord = Type.Object(paymentIntentProperties, { title: 'PaymentIntent' });
 export type PaymentIntent = Static<typeof PaymentIntentRecord>;

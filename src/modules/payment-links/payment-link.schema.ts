@@ -3,11 +3,26 @@ import { Type, type Static } from 'typebox';
 import type { PaymentLinkRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
 import { RawJson } from '../../shared/raw-json.js';
-import { DateTime, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
+import { DateTime, DecimalString, Metadata, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
 
 export const LINK_STATUSES = ['active', 'completed', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+/** The body of `POST /payment-links` (section 4.5). */
+export const CreateLinkBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200, description: 'Shown to the customer, and the description of every intent minted' }),
+    currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
+    amount: Type.Optional(DecimalString('Fiat amount; omit so that the customer enters it')),
+    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
+    max_payments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Cap on paid payments; omit for no cap' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops minting intents (must be in the future)' })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateLinkInput = Static<typeof CreateLinkBody>;
 
 export const paymentLinkProperties = {
   id: Type.String({ description: 'Identifier, prefix `pl_`' }),
