@@ -10,6 +10,7 @@ import * as m0004 from './migrations/0004-ledger.js';
 import * as m0005 from './migrations/0005-checkout-links.js';
 import * as m0006 from './migrations/0006-rate-limit-buckets.js';
 import * as m0007 from './migrations/0007-link-metadata.js';
+import * as m0008 from './migrations/0008-leases.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-checkout-links': m0005,
   '0006-rate-limit-buckets': m0006,
   '0007-link-metadata': m0007,
+  '0008-leases': m0008,
 };
 
 class StaticProvider implements MigrationProvider {

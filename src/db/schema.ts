@@ -366,6 +366,12 @@ export interface CheckoutSecretsTable {
   created_at: number;
 }
 
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   apps: AppsTable;
@@ -389,6 +395,7 @@ export interface DB {
   settlements: SettlementsTable;
   refunds: RefundsTable;
   ledger_entries: LedgerEntriesTable;
+  leases: LeasesTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;
