@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batcher } from '../src/db/batcher.js';
-import { compiled, compiledShapes, insertStatement } from '../src/db/compiled.js';
+import { insertStatement, prepared, preparedShapes } from '../src/db/prepared.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { forUpdate, isUniqueViolation } from '../src/db/dialect.js';
 import { WriteBatch, runAtomic } from '../src/db/transaction.js';
@@ -210,23 +210,29 @@ describe(`database layer (${ENGINE})`, () => {
     await sql`drop table ${sql.table(table)}`.execute(db);
   });
 
-  it('statements of one shape are compiled once; a shape whose parameters differ from the bound ones is never cached', async () => {
-    await db.executeQuery(insertStatement(db, 'merchants', [merchant(newId('merchant'))]));
-    await db.executeQuery(insertStatement(db, 'merchants', [merchant(newId('merchant')), merchant(newId('merchant'))]));
-    const shapes = compiledShapes();
-    expect(shapes.cached.filter((k) => k.includes('insert:merchants:'))).toHaveLength(2);
+  it('statements of one shape are compiled once and bind each call\'s own values; a builder that looks at a value is never cached', async () => {
+    const one = [merchant(newId('merchant'))];
+    const two = [merchant(newId('merchant')), merchant(newId('merchant'))];
+    await db.executeQuery(insertStatement(db, 'merchants', one));
+    await db.executeQuery(insertStatement(db, 'merchants', two));
+    const third = merchant(newId('merchant'));
+    await db.executeQuery(insertStatement(db, 'merchants', [third]));
+    const shapes = preparedShapes();
+    expect(shapes.cached.filter((k) => k.includes(':insert:merchants:'))).toHaveLength(2);
+    // The cached text bound the third call's own row, not the first's.
+    expect(await db.selectFrom('merchants').select(['id', 'name']).where('id', '=', third.id).executeTakeFirst()).toEqual({ id: third.id, name: third.name });
+    expect(await countMerchants(one[0]!.id, third.id)).toBe(2);
 
-    // The caller names the parameters wrongly: the statement still runs with Kysely's own, and the shape
-    // is refused for good.
+    // The SQL depends on a value (another column for a merchant id than for any other text): the two compiles of the first call
+    // disagree, the shape is refused for good, and every call still runs its own statement.
+    const byId = prepared('test:value-dependent', (q, id: string) =>
+      q.selectFrom('merchants').select(id.startsWith('mer_') ? 'id' : 'name').where('id', '=', id),
+    );
     const id = newId('merchant');
     await db.insertInto('merchants').values(merchant(id)).execute();
-    const run = () =>
-      db.executeQuery(
-        compiled(db, 'test:mislabelled', ['nobody'], () => db.selectFrom('merchants').select('id').where('id', '=', id)),
-      );
-    expect((await run()).rows).toEqual([{ id }]);
-    expect((await run()).rows).toEqual([{ id }]);
-    expect(compiledShapes().uncachable.some((k) => k.endsWith('test:mislabelled'))).toBe(true);
+    expect((await db.executeQuery(byId(db, id))).rows).toHaveLength(1);
+    expect((await db.executeQuery(byId(db, id))).rows).toHaveLength(1);
+    expect(preparedShapes().uncachable.some((k) => k.includes(':test:value-dependent:'))).toBe(true);
   });
 
   it.runIf(ENGINE === 'postgres')('a fixed pool opens all its connections at fill, and a command\'s pool only those it uses', async () => {

@@ -1,5 +1,5 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { PostgresAdapter, sql, type CompiledQuery, type Expression, type InsertQueryBuilder, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Compilable, type Expression, type InsertQueryBuilder, type Kysely, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
 import type { Q } from './transaction.js';
 
@@ -102,17 +102,21 @@ export function jsonListAdmits(engine: Engine, column: string, value: string): R
 }
 
 /**
- * An INSERT that also NOTIFYs `channel` when it wrote any row, as one statement of the transaction
- * (PostgreSQL delivers the NOTIFY at commit); its one row says how many rows it `written`. null on
- * SQLite, which has no NOTIFY (src/db/notify.ts rings in-process instead).
+ * `insert`, which on PostgreSQL also NOTIFYs `channel` when it wrote any row, as one statement of the
+ * transaction (a data-modifying WITH; PostgreSQL delivers the NOTIFY at commit) whose one row says how many
+ * rows it `written`. On SQLite, which has no NOTIFY, the insert as it is (src/db/notify.ts rings
+ * in-process instead).
  */
 export function insertNotifying(
-  db: Q,
+  db: Kysely<DB> | Transaction<DB>,
   insert: InsertQueryBuilder<DB, keyof DB, unknown>,
   channel: string,
-): CompiledQuery<{ written: number | string }> | null {
-  if (engineOf(db) !== 'postgres') return null;
-  return sql<{ written: number | string }>`with written as (${insert.returning(sql.lit(1).as('w'))}),
+): Compilable<unknown> {
+  if (engineOf(db) !== 'postgres') return insert;
+  return {
+    compile: () =>
+      sql`with written as (${insert.returning(sql.lit(1).as('w'))}),
     signal as (select pg_notify(${channel}, '') where exists (select 1 from written))
-    select (select count(*) from written) as written, (select count(*) from signal) as signalled`.compile(db);
+    select (select count(*) from written) as written, (select count(*) from signal) as signalled`.compile(db),
+  };
 }

@@ -5,10 +5,9 @@
 //   LISTENing, this one included.
 // - SQLite (one process): an in-process emitter, rung by a commit hook.
 import { EventEmitter } from 'node:events';
-import type { CompiledQuery, InsertQueryBuilder, QueryResult } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import pg from 'pg';
-import { insertNotifying } from './dialect.js';
-import type { DB } from './schema.js';
+import { engineOf } from './dialect.js';
 import type { Q } from './transaction.js';
 
 const local = new EventEmitter();
@@ -29,13 +28,11 @@ export interface SignallingInsert {
 }
 
 /**
- * `insert` (an INSERT ... SELECT, say) that signals `channel` at commit when it wrote any row. On
- * PostgreSQL the statement itself NOTIFYs (a data-modifying WITH), so the signal is part of the
- * transaction; on SQLite the commit hook rings.
+ * A statement made by dialect.insertNotifying: on PostgreSQL it NOTIFYs by itself, within the
+ * transaction, and answers how many rows it wrote; on SQLite the commit hook rings when it wrote any.
  */
-export function signallingInsert(db: Q, insert: InsertQueryBuilder<DB, keyof DB, unknown>, channel: string): SignallingInsert {
-  const statement = insertNotifying(db, insert, channel);
-  if (statement) {
+export function signallingInsert(db: Q, statement: CompiledQuery, channel: string): SignallingInsert {
+  if (engineOf(db) === 'postgres') {
     return {
       statement,
       onCommit: () => {},
@@ -44,7 +41,7 @@ export function signallingInsert(db: Q, insert: InsertQueryBuilder<DB, keyof DB,
   }
   const written = (result: QueryResult<unknown>) => Number(result.numAffectedRows ?? 0n);
   return {
-    statement: insert.compile(),
+    statement,
     onCommit: (result) => {
       if (written(result) > 0) ring(channel);
     },

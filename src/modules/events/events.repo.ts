@@ -1,9 +1,9 @@
 // The only SQL of the outbox: events, and in the same transaction one webhook delivery per subscribed,
 // enabled endpoint, whose INSERT signals the delivery workers at commit.
 import { sql, type CompiledQuery } from 'kysely';
-import { insertStatement } from '../../db/compiled.js';
-import { jsonListAdmits, randomHexSql, engineOf } from '../../db/dialect.js';
+import { engineOf, insertNotifying, jsonListAdmits, randomHexSql } from '../../db/dialect.js';
 import { signallingInsert, type SignallingInsert } from '../../db/notify.js';
+import { insertStatement, prepared } from '../../db/prepared.js';
 import type { EventsTable } from '../../db/schema.js';
 import type { Q } from '../../db/transaction.js';
 import { systemClock } from '../../shared/clock.js';
@@ -21,11 +21,7 @@ export function insertEventsStatement(db: Q, rows: ReadonlyArray<Omit<EventsTabl
  * they are joined, so the statement needs no earlier answer and goes in one batch with the events' own
  * INSERT). Ids are made by the database: the time part as usual, then 64 random bits.
  */
-export function insertDeliveriesStatement(db: Q, eventIds: readonly string[]): SignallingInsert {
-  // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
-  // with their own clocks.
-  const now = systemClock.nowMs();
-  const prefix = `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`;
+const deliveriesForEvents = prepared('deliveries-for-events', (db: Q, eventIds: readonly string[], now: number, idPrefix: string) => {
   const engine = engineOf(db);
   const insert = db
     .insertInto('webhook_deliveries')
@@ -35,7 +31,7 @@ export function insertDeliveriesStatement(db: Q, eventIds: readonly string[]): S
         .selectFrom('events as e')
         .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'))
         .select([
-          sql<string>`${prefix} || ${randomHexSql(engine)}`.as('id'),
+          sql<string>`${idPrefix} || ${randomHexSql(engine)}`.as('id'),
           'e.id as event_id',
           'w.id as endpoint_id',
           'e.merchant_id',
@@ -51,7 +47,15 @@ export function insertDeliveriesStatement(db: Q, eventIds: readonly string[]): S
         .where('w.deleted_at', 'is', null)
         .where(jsonListAdmits(engine, 'w.events', 'e.type')),
     );
-  return signallingInsert(db, insert as never, DELIVERY_CHANNEL);
+  return insertNotifying(db, insert as never, DELIVERY_CHANNEL);
+});
+
+export function insertDeliveriesStatement(db: Q, eventIds: readonly string[]): SignallingInsert {
+  // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
+  // with their own clocks.
+  const now = systemClock.nowMs();
+  const statement = deliveriesForEvents(db, eventIds, now, `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`);
+  return signallingInsert(db, statement, DELIVERY_CHANNEL);
 }
 
 /** The id of an event of this merchant and environment, or undefined. */

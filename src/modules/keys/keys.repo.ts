@@ -1,6 +1,6 @@
 import type { ApiKeyRow, Merchant, NewApiKey } from '../../db/schema.js';
 import { forUpdate } from '../../db/dialect.js';
-import { executeCompiled } from '../../db/compiled.js';
+import { prepared } from '../../db/prepared.js';
 import type { Q, Tx } from '../../db/transaction.js';
 
 
@@ -57,9 +57,11 @@ function split(row: KeyMerchantRow): KeyWithMerchant {
   };
 }
 
+const keysByHashes = prepared('keys-by-hash', (db: Q, hashes: readonly string[]) => keysWithMerchants(db).where('k.key_hash', 'in', hashes));
+
 /** The keys (with their merchants) behind these hashes, by hash; one query for any number of hashes. */
 export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promise<Map<string, KeyWithMerchant>> {
-  const { rows } = await executeCompiled(db, `keys-by-hash:${hashes.length}`, hashes, () => keysWithMerchants(db).where('k.key_hash', 'in', hashes));
+  const { rows } = await db.executeQuery(keysByHashes(db, hashes));
   const found = new Map<string, KeyWithMerchant>();
   for (const row of rows) found.set(row.key_hash, split(row));
   return found;

@@ -1,6 +1,6 @@
 // The only SQL of payment intents.
 import type { CompiledQuery } from 'kysely';
-import { insertStatement } from '../../db/compiled.js';
+import { insertStatement } from '../../db/prepared.js';
 import { engineOf, forUpdate } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
 import { merchantNowSql } from '../../db/sandbox-offsets.js';

@@ -3,7 +3,7 @@
 // of attempts are written in another short transaction. No transaction is ever open across a call to a
 // receiver.
 import { sql, type Compilable, type ExpressionBuilder, type RawBuilder } from 'kysely';
-import { compiled } from '../../db/compiled.js';
+import { prepared } from '../../db/prepared.js';
 import { engineOf, randomHexSql, skipLocked } from '../../db/dialect.js';
 import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
 import { WriteBatch, runAtomic, type Db, type Q } from '../../db/transaction.js';
@@ -137,29 +137,67 @@ export interface AttemptOutcome {
   gone: boolean;
 }
 
+type AttemptRow = [id: string, outcome: string, statusCode: number | null, error: string | null, durationMs: number, finishedAt: number];
+type DeliveryRow = [
+  id: string,
+  token: string,
+  attemptCount: number,
+  status: WebhookDeliveryStatus,
+  nextAttemptAt: number | null,
+  statusCode: number | null,
+  error: string | null,
+  startedAt: number,
+  finishedAt: number,
+  completedAt: number | null,
+];
+
+/** A raw SQL builder as something a prepared statement can compile. */
+function raw(db: Q, query: RawBuilder<unknown>): Compilable<unknown> {
+  return { compile: () => query.compile(db) };
+}
+
+const recordAttempts = prepared('record-attempts', (db: Q, rows: readonly AttemptRow[]) =>
+  raw(
+    db,
+    sql`with v(id, outcome, status_code, error, duration_ms, finished_at) as (values ${sql.join(
+      rows.map(([id, outcome, code, error, ms, at]) => sql`(${id}, ${outcome}, cast(${code} as integer), ${error}, cast(${ms} as integer), cast(${at} as bigint))`),
+    )})
+      update webhook_attempts set outcome = v.outcome, status_code = v.status_code, error = v.error, duration_ms = v.duration_ms,
+        finished_at = v.finished_at
+      from v where webhook_attempts.id = v.id`,
+  ),
+);
+
+// Only the claim's holder moves a delivery on (a claim whose lease ran out was taken over).
+const recordDeliveries = prepared('record-deliveries', (db: Q, rows: readonly DeliveryRow[]) =>
+  raw(
+    db,
+    sql`with v(id, token, attempt_count, status, next_attempt_at, last_status_code, last_error, last_attempt_at, updated_at, completed_at) as (values ${sql.join(
+      rows.map(
+        ([id, token, n, status, next, code, error, started, finished, completed]) =>
+          sql`(${id}, ${token}, cast(${n} as integer), ${status}, cast(${next} as bigint), cast(${code} as integer), ${error},
+          cast(${started} as bigint), cast(${finished} as bigint), cast(${completed} as bigint))`,
+      ),
+    )})
+      update webhook_deliveries set status = v.status, next_attempt_at = v.next_attempt_at, locked_by = null,
+        last_status_code = v.last_status_code, last_error = v.last_error, last_attempt_at = v.last_attempt_at,
+        updated_at = v.updated_at, completed_at = v.completed_at
+      from v
+      where webhook_deliveries.id = v.id and webhook_deliveries.locked_by = v.token
+        and webhook_deliveries.attempt_count = v.attempt_count and webhook_deliveries.status = 'pending'`,
+  ),
+);
+
 /**
  * Records finished attempts, all in one short transaction (the worker's group commit): one UPDATE of the
  * attempts and one of the deliveries, each joined to the outcomes as a VALUES list, sent together.
  */
 export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const attemptRows = outcomes.map((o) => [
-    o.attempt.attemptId,
-    o.succeeded ? 'succeeded' : 'failed',
-    o.statusCode,
-    o.error,
-    Math.round(o.durationMs),
-    o.finishedAt,
-  ]);
-  const attempts = compiled(db, `record-attempts:${outcomes.length}`, attemptRows.flat(), () =>
-    raw(db, sql`with v(id, outcome, status_code, error, duration_ms, finished_at) as (values ${sql.join(
-      attemptRows.map(([id, outcome, code, error, ms, at]) => sql`(${id}, ${outcome}, cast(${code} as integer), ${error}, cast(${ms} as integer), cast(${at} as bigint))`),
-    )})
-      update webhook_attempts set outcome = v.outcome, status_code = v.status_code, error = v.error, duration_ms = v.duration_ms,
-        finished_at = v.finished_at
-      from v where webhook_attempts.id = v.id`),
+  const attemptRows = outcomes.map(
+    (o): AttemptRow => [o.attempt.attemptId, o.succeeded ? 'succeeded' : 'failed', o.statusCode, o.error, Math.round(o.durationMs), o.finishedAt],
   );
-  const deliveryRows = outcomes.map((o) => {
+  const deliveryRows = outcomes.map((o): DeliveryRow => {
     const status: WebhookDeliveryStatus = o.succeeded ? 'succeeded' : o.nextAttemptAt === null ? 'failed' : 'pending';
     return [
       o.attempt.deliveryId,
@@ -174,30 +212,9 @@ export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]
       status === 'pending' ? null : o.finishedAt,
     ];
   });
-  // Only the claim's holder moves a delivery on (a claim whose lease ran out was taken over).
-  const deliveries = compiled(db, `record-deliveries:${outcomes.length}`, deliveryRows.flat(), () =>
-    raw(db, sql`with v(id, token, attempt_count, status, next_attempt_at, last_status_code, last_error, last_attempt_at, updated_at, completed_at) as (values ${sql.join(
-      deliveryRows.map(
-        ([id, token, n, status, next, code, error, started, finished, completed]) =>
-          sql`(${id}, ${token}, cast(${n} as integer), ${status}, cast(${next} as bigint), cast(${code} as integer), ${error},
-          cast(${started} as bigint), cast(${finished} as bigint), cast(${completed} as bigint))`,
-      ),
-    )})
-      update webhook_deliveries set status = v.status, next_attempt_at = v.next_attempt_at, locked_by = null,
-        last_status_code = v.last_status_code, last_error = v.last_error, last_attempt_at = v.last_attempt_at,
-        updated_at = v.updated_at, completed_at = v.completed_at
-      from v
-      where webhook_deliveries.id = v.id and webhook_deliveries.locked_by = v.token
-        and webhook_deliveries.attempt_count = v.attempt_count and webhook_deliveries.status = 'pending'`),
-  );
-  const batch = new WriteBatch().add(attempts).add(deliveries);
+  const batch = new WriteBatch().add(recordAttempts(db, attemptRows)).add(recordDeliveries(db, deliveryRows));
   for (const o of outcomes) if (o.gone) addDisableEndpoint(batch, db, o.attempt.endpoint.id, 'gone', o.finishedAt);
   await runAtomic(db, batch);
-}
-
-/** A raw SQL builder as something compiled() can compile. */
-function raw(db: Db, query: RawBuilder<unknown>): Compilable<unknown> {
-  return { compile: () => query.compile(db) };
 }
 
 /** Disables an endpoint and cancels its pending deliveries (an endpoint that answered 410). */
