@@ -9,9 +9,11 @@
 // and row locks are not needed. Reads outside a transaction run at once on a reading connection of the
 // request thread: in WAL mode a reader sees the last commit and never waits for the writer, and a small
 // indexed read costs less than a message to another thread and back.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
+import type { Message, Reply, Result } from './sqlite-protocol.js';
+import { startThread } from './threads.js';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -24,87 +26,6 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-
-const WORKER_SOURCE = `
-// Evaluated as a script or as a module depending on the parent's loader: reach modules without require.
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const Database = process.getBuiltinModule('node:module').createRequire(workerData.module)(workerData.module);
-const db = new Database(workerData.path);
-for (const p of workerData.pragmas) db.pragma(p);
-// better-sqlite3 compiles a statement on every prepare(): keep the most recent distinct texts compiled.
-const statements = new Map();
-function prepare(sql) {
-  let stmt = statements.get(sql);
-  if (stmt) {
-    statements.delete(sql);
-  } else {
-    stmt = db.prepare(sql);
-    if (statements.size >= 500) statements.delete(statements.keys().next().value);
-  }
-  statements.set(sql, stmt);
-  return stmt;
-}
-function run(sql, params) {
-  const stmt = prepare(sql);
-  if (stmt.reader) return { rows: stmt.all(params) };
-  const r = stmt.run(params);
-  return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
-}
-function failure(err, at) {
-  return { message: String(err && err.message), code: err && err.code, at };
-}
-parentPort.on('message', (m) => {
-  if (m.close) {
-    statements.clear();
-    try { db.close(); } catch {}
-    parentPort.postMessage({ closed: true });
-    return;
-  }
-  if (m.script) {
-    // Statements run in order; the first failure stops the script. An atomic script is a transaction of
-    // its own: BEGIN first, COMMIT last, and ROLLBACK on any failure, so it never leaves one open.
-    const results = [];
-    let i = 0;
-    try {
-      if (m.atomic) prepare('begin').run();
-      for (; i < m.script.length; i++) results.push(run(m.script[i].sql, m.script[i].params));
-      if (m.atomic) prepare('commit').run();
-    } catch (err) {
-      if (m.atomic && db.inTransaction) prepare('rollback').run();
-      parentPort.postMessage({ id: m.id, results, error: failure(err, i), inTx: db.inTransaction });
-      return;
-    }
-    parentPort.postMessage({ id: m.id, results, inTx: db.inTransaction });
-    return;
-  }
-  try {
-    parentPort.postMessage({ id: m.id, ...run(m.sql, m.params), inTx: db.inTransaction });
-  } catch (err) {
-    parentPort.postMessage({ id: m.id, error: failure(err), inTx: db.inTransaction });
-  }
-});
-parentPort.postMessage({ ready: true });
-`;
-
-interface Result {
-  rows?: unknown[];
-  changes?: number;
-  lastInsertRowid?: number | bigint;
-}
-
-interface Reply extends Result {
-  id: number;
-  /** Whether a transaction is open on the writing connection after the message. */
-  inTx?: boolean;
-  results?: Result[];
-  error?: { message: string; code?: string; at?: number };
-  closed?: boolean;
-  ready?: boolean;
-}
-
-type Message =
-  | { sql: string; params: readonly unknown[] }
-  | { script: Array<{ sql: string; params: readonly unknown[] }>; atomic: boolean };
 
 export interface SqliteWorkerOptions {
   path: string;
@@ -180,7 +101,7 @@ class SqliteThread {
   readonly ready: Promise<void>;
 
   constructor(opts: SqliteWorkerOptions) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: opts });
+    this.worker = startThread('sqlite-writer-thread', { workerData: { path: opts.path, module: opts.module, pragmas: opts.pragmas } });
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (m: Reply) => {
         if (!m.ready) return;

@@ -1,0 +1,79 @@
+// SQLite's writing connection, on a worker thread of its own (started by sqlite-worker.ts, which explains
+// why): it runs each statement or script it is sent, in order, and answers with the results.
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Failure, Reply, Request, Result, SqliteThreadData } from './sqlite-protocol.js';
+
+const data = workerData as SqliteThreadData;
+const port = parentPort!;
+const Database = createRequire(data.module)(data.module) as typeof BetterSqlite3;
+const db = new Database(data.path);
+for (const p of data.pragmas) db.pragma(p);
+
+// better-sqlite3 compiles a statement on every prepare(): keep the most recent distinct texts compiled.
+const STATEMENT_CACHE = 500;
+const statements = new Map<string, BetterSqlite3.Statement>();
+
+function prepare(sql: string): BetterSqlite3.Statement {
+  let stmt = statements.get(sql);
+  if (stmt) {
+    statements.delete(sql);
+  } else {
+    stmt = db.prepare(sql);
+    if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
+  }
+  statements.set(sql, stmt);
+  return stmt;
+}
+
+function run(sql: string, params: readonly unknown[]): Result {
+  const stmt = prepare(sql);
+  if (stmt.reader) return { rows: stmt.all(params as unknown[]) };
+  const r = stmt.run(params as unknown[]);
+  return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
+}
+
+function failure(err: unknown, at?: number): Failure {
+  const e = err as { message?: unknown; code?: unknown } | null;
+  return { message: String(e?.message), code: typeof e?.code === 'string' ? e.code : undefined, at };
+}
+
+const answer = (reply: Reply) => port.postMessage(reply);
+
+port.on('message', (m: Request | { close: true }) => {
+  if ('close' in m) {
+    statements.clear();
+    try {
+      db.close();
+    } catch {
+      // closing is best effort
+    }
+    answer({ id: 0, closed: true });
+    return;
+  }
+  if ('script' in m) {
+    // Statements run in order; the first failure stops the script. An atomic script is a transaction of
+    // its own: BEGIN first, COMMIT last, and ROLLBACK on any failure, so it never leaves one open.
+    const results: Result[] = [];
+    let i = 0;
+    try {
+      if (m.atomic) prepare('begin').run();
+      for (; i < m.script.length; i++) results.push(run(m.script[i]!.sql, m.script[i]!.params));
+      if (m.atomic) prepare('commit').run();
+    } catch (err) {
+      if (m.atomic && db.inTransaction) prepare('rollback').run();
+      answer({ id: m.id, results, error: failure(err, i), inTx: db.inTransaction });
+      return;
+    }
+    answer({ id: m.id, results, inTx: db.inTransaction });
+    return;
+  }
+  try {
+    answer({ id: m.id, ...run(m.sql, m.params), inTx: db.inTransaction });
+  } catch (err) {
+    answer({ id: m.id, error: failure(err), inTx: db.inTransaction });
+  }
+});
+
+answer({ id: 0, ready: true });
