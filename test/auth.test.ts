@@ -2,126 +2,16 @@
 // through the same checks (missing, malformed, unknown, revoked and expired keys; the environment of the
 // address; scopes; publishable keys; IP allowlists; suspended merchants), plus the metadata every error and
 // every authenticated response carries (spec sections 1, 5, 7; DECISIONS "Keys", "Every response").
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { revokeKey, rotateKey, SCOPES, type IssuedKey, type Scope } from '../src/modules/keys/index.js';
 import { setMerchantStatus, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { randomBase62 } from '../src/shared/ids.js';
-
-type Env = 'test' | 'live';
-
-interface Route {
-  method: string;
-  /** OpenAPI path, without the /v1 prefix. */
-  path: string;
-  /** Scopes the operation accepts (any one suffices); empty for any valid key. */
-  scopes: string[];
-  label: string;
-}
-
-const VERIFY = 'GET /auth/verify';
-const DUMMY_ID = `xx_${randomBase62(24)}`;
-const ENVS: Env[] = ['test', 'live'];
-
-/** Section 4.1 (plus the DECISIONS extension that names its scope), with the link aliases in canonical form. */
-const SPEC_SCOPES: Record<string, string[]> = {
-  'GET /auth/verify': [],
-  'GET /rates': ['payments:read'],
-  'POST /quotes': ['payments:read'],
-  'POST /payment-intents': ['payments:write'],
-  'GET /payment-intents': ['payments:read'],
-  'GET /payment-intents/{id}': ['payments:read'],
-  'POST /payment-intents/{id}/cancel': ['payments:write'],
-  'POST /payment-intents/{id}/refund-request': ['refunds:write'],
-  'POST /refunds': ['refunds:write'],
-  'GET /refunds': ['refunds:read'],
-  'GET /refunds/{id}': ['refunds:read'],
-  'POST /payment-links': ['payment_links:write', 'checkout:write'],
-  'GET /payment-links/{id}': ['payment_links:read', 'payments:read'],
-  'GET /balances': ['balances:read'],
-  'GET /settlements': ['settlements:read'],
-  'GET /reports/payments': ['reports:read'],
-  'GET /reports/settlements': ['reports:read'],
-  'POST /webhook_endpoints': ['webhooks:write'],
-  'GET /webhook_endpoints': ['webhooks:read'],
-  'GET /webhook_endpoints/{id}': ['webhooks:read'],
-  'DELETE /webhook_endpoints/{id}': ['webhooks:write'],
-  'GET /webhook_events': ['webhooks:read'],
-  'GET /webhook_events/{id}': ['webhooks:read'],
-  'POST /webhook_events/{id}/resend': ['webhooks:write'],
-  'GET /events': ['payments:read'],
-  'POST /sandbox/webhooks/trigger': ['payments:write'],
-  'POST /customers': ['customers:write'],
-  'GET /customers': ['customers:read'],
-  'GET /customers/{id}': ['customers:read'],
-  'POST /sandbox/payment-intents/{id}/simulate': ['payments:write'],
-};
-
-/** Error codes this suite saw; each must have its entry on /docs/errors. */
-const seenCodes = new Set<string>();
-
-function expectError(r: ApiResponse, status: number, code: string, type: string, env: Env, label: string, param: string | null = null): void {
-  const where = `${label}: ${r.status} ${r.text.slice(0, 300)}`;
-  expect(r.status, where).toBe(status);
-  expect(r.headers.get('content-type'), where).toMatch(/^application\/json/);
-  const body = r.json;
-  expect(Object.keys(body ?? {}).sort(), where).toEqual(['environment', 'error', 'livemode', 'request_id']);
-  expect(Object.keys(body.error).sort(), where).toEqual(['code', 'docs_url', 'message', 'param', 'request_id', 'type']);
-  expect(body.error.code, where).toBe(code);
-  expect(body.error.type, where).toBe(type);
-  expect(body.error.param, where).toBe(param);
-  expect(typeof body.error.message, where).toBe('string');
-  expect(body.error.message.length, where).toBeGreaterThan(0);
-  const requestId = r.headers.get('service-request-id');
-  expect(requestId, where).toMatch(/^req_[0-9A-Za-z]+$/);
-  expect(body.request_id, where).toBe(requestId);
-  expect(body.error.request_id, where).toBe(requestId);
-  expect(body.environment, where).toBe(env);
-  expect(body.livemode, where).toBe(env === 'live');
-  expect(typeof body.error.docs_url, where).toBe('string');
-  const docs = new URL(body.error.docs_url);
-  expect(`${docs.pathname}${docs.hash}`, where).toBe(`/docs/errors#${code}`);
-  expect(body.error.docs_url.endsWith(`/docs/errors#${code}`), where).toBe(true);
-  expect(r.headers.get('service-version'), where).toBe('2026-06-01');
-  seenCodes.add(code);
-}
-
-/** Headers of an authenticated response (the key was recognised), success or 403 alike. */
-function expectAuthenticatedHeaders(r: ApiResponse, env: Env, limit: number, label: string): void {
-  const where = `${label}: ${r.status} ${r.text.slice(0, 200)}`;
-  expect(r.headers.get('service-environment'), where).toBe(env);
-  expect(r.headers.get('service-ratelimit-limit'), where).toBe(String(limit));
-  const remaining = r.headers.get('service-ratelimit-remaining');
-  expect(remaining, where).toMatch(/^\d+$/);
-  expect(Number(remaining), where).toBeLessThan(limit);
-  expect(r.headers.get('service-ratelimit-reset'), where).toMatch(/^\d+$/);
-  expect(r.headers.get('service-request-id'), where).toMatch(/^req_[0-9A-Za-z]+$/);
-}
-
-/** The request got past authentication and authorisation (whatever the route then answered). */
-function expectPassedAuth(r: ApiResponse, label: string): void {
-  const where = `${label}: ${r.status} ${r.text.slice(0, 300)}`;
-  expect([401, 403, 429], where).not.toContain(r.status);
-  if (r.status === 400) expect(r.json?.error?.code, where).not.toBe('environment_mismatch');
-}
-
-function unknownKey(env: Env, tag: 'sk' | 'rk' | 'pk' = 'sk'): string {
-  return `cwk_${env}_${tag}_${randomBase62(40)}`;
-}
-
-async function listen(host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(0, host, () => srv.close(() => resolve(true)));
-  });
-}
-const MAPPED_LISTEN_OK = await listen('::ffff:127.0.0.1');
+import { type Env, type Route, VERIFY, DUMMY_ID, ENVS, SPEC_SCOPES, seenCodes, expectError, expectAuthenticatedHeaders, expectPassedAuth, unknownKey } from './helpers/auth.js';
 
 describe(`authentication on every authenticated route (${ENGINE})`, () => {
   let s: TestServer;
-  let routes: Route[] = [];
+  const routes: Route[] = [];
   let m: CreatedMerchant;
   const limits = { test: 100000, live: 100000 };
   const restrictedCache = new Map<string, IssuedKey>();
@@ -473,36 +363,6 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
       const page = await s.call(env, 'GET', '/docs/errors');
       expect(page.status).toBe(200);
       for (const code of seenCodes) expect(page.text, code).toContain(`id="${code}"`);
-    }
-  });
-});
-
-// The socket address of an IPv4 client on an IPv6 socket is IPv4-mapped (::ffff:127.0.0.1); it counts as
-// its IPv4 form (DECISIONS "Keys").
-describe.skipIf(!MAPPED_LISTEN_OK)(`IP allowlist with IPv4-mapped socket addresses (${ENGINE})`, () => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ env: { COWRIE_HOST: '::ffff:127.0.0.1' } });
-  });
-  afterAll(async () => s?.stop());
-
-  it('matches IPv4 entries against the mapped address', async () => {
-    const merchantId = s.merchant.merchant.id;
-    const cases: Array<[string[], boolean]> = [
-      [['127.0.0.0/8'], true],
-      [['127.0.0.1'], true],
-      [['::ffff:127.0.0.1'], true],
-      [['10.0.0.0/8'], false],
-      [['::1'], false],
-    ];
-    for (const [allowedIps, allowed] of cases) {
-      const key = await s.newKey({ merchantId, environment: 'live', type: 'secret', allowedIps });
-      const verify = await s.call('live', 'GET', '/auth/verify', { key: key.key });
-      expect(verify.status, allowedIps.join(',')).toBe(200);
-      expect(verify.json.ip_allowed, allowedIps.join(',')).toBe(allowed);
-      const list = await s.call('live', 'GET', '/customers', { key: key.key });
-      if (allowed) expect(list.status, allowedIps.join(',')).toBe(200);
-      else expectError(list, 403, 'ip_not_allowed', 'permission_error', 'live', allowedIps.join(','));
     }
   });
 });

@@ -4,11 +4,15 @@
 import { Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError as expectEnvelope } from './helpers/expect.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
 
 const MIB = 1024 * 1024;
 
 describe(`bad input (${ENGINE})`, () => {
+  const expectError = (r: ApiResponse, status: number, code: string, param: string | null) =>
+    expectEnvelope(r, status, code, param, { environment: 'test', type: 'invalid_request_error' });
+
   let s: TestServer;
 
   beforeAll(async () => {
@@ -22,26 +26,6 @@ describe(`bad input (${ENGINE})`, () => {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.json?.error?.code, r.text).toBe(code);
-    expect(r.json.error.param, r.text).toBe(param);
-    expect(r.json.error.type).toBe('invalid_request_error');
-    expect(typeof r.json.error.message).toBe('string');
-    expect(r.json.error.message.length).toBeGreaterThan(0);
-    const id = r.headers.get('service-request-id');
-    expect(id).toMatch(/^req_/);
-    expect(r.json.error.request_id).toBe(id);
-    expect(r.json.request_id).toBe(id);
-    expect(r.json.error.docs_url).toMatch(new RegExp(`^https?://[^/]+/docs/errors#${code}$`));
-    expect(r.json.environment).toBe('test');
-    expect(r.json.livemode).toBe(false);
-    // The envelope is exactly section 7 plus the top-level metadata.
-    expect(Object.keys(r.json).sort()).toEqual(['environment', 'error', 'livemode', 'request_id']);
-    expect(Object.keys(r.json.error).sort()).toEqual(['code', 'docs_url', 'message', 'param', 'request_id', 'type']);
   }
 
   /** Sends raw text to POST /customers; asserts the error and that no customer was written. */

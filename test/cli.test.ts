@@ -1,63 +1,12 @@
 // The operator's command line (DECISIONS "Running it", "Keys"), run in-process through runCli against a
 // fresh database of the engine under test. Every effect is checked in the database, and every printed key
 // is checked to authenticate through the same code the API uses.
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { authenticateKey, ipAllowed, SCOPES } from '../src/modules/keys/index.js';
-import { systemClock, type Clock } from '../src/shared/clock.js';
+import { systemClock } from '../src/shared/clock.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
-
-interface CliResult {
-  code: number;
-  out: string;
-  err: string;
-}
-
-interface CreatedJson {
-  merchant: { id: string; name: string; kyb_status: string };
-  keys: { test_secret: string; test_publishable: string; live_secret?: string };
-}
-
-interface MerchantJson {
-  merchant: {
-    id: string;
-    object: string;
-    name: string;
-    kyb_status: string;
-    status: string;
-    limits: { per_payment: string | null; daily: string | null; monthly: string | null };
-    created_at: string;
-  };
-}
-
-interface KeyJson {
-  id: string;
-  key: string;
-  object: string;
-  merchant_id: string;
-  app_id: string;
-  environment: string;
-  type: string;
-  scopes: string[];
-  allowed_ips: string[];
-  created_at: string;
-  expires_at: string | null;
-}
-
-interface RotateJson {
-  old_key: { id: string; expires_at: string };
-  new_key: KeyJson;
-}
-
-interface ErrorJson {
-  error: { code: string; message: string };
-}
-
-const HOUR = 3_600_000;
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const at = (ms: number): Clock => ({ nowMs: () => ms, now: () => new Date(ms) });
+import { type CreatedJson, type MerchantJson, type KeyJson, type RotateJson, HOUR, sha256, at, cliRunner } from './helpers/cli.js';
 
 describe(`cowrie command line (${ENGINE})`, () => {
   let database: TestDatabase;
@@ -65,40 +14,8 @@ describe(`cowrie command line (${ENGINE})`, () => {
   /** Every key the CLI printed, to prove none is stored in plaintext. */
   const printedKeys: string[] = [];
 
-  async function cli(...argv: string[]): Promise<CliResult> {
-    let out = '';
-    let err = '';
-    const code = await runCli(argv, {
-      out: (s) => {
-        out += s;
-      },
-      err: (s) => {
-        err += s;
-      },
-      env: { COWRIE_DATABASE_URL: database.url },
-    });
-    for (const m of out.matchAll(/cwk_(?:test|live)_(?:sk|rk|pk)_[0-9A-Za-z]+/g)) printedKeys.push(m[0]);
-    return { code, out, err };
-  }
+  const { cli, ok, fails } = cliRunner(() => database, printedKeys);
 
-  /** Runs a command that must succeed and print one JSON document on stdout. */
-  async function ok<T>(...argv: string[]): Promise<T> {
-    const r = await cli(...argv);
-    expect(r, `${argv.join(' ')}\n${r.err}${r.out}`).toMatchObject({ code: 0, err: '' });
-    return JSON.parse(r.out) as T;
-  }
-
-  /** Runs a command that must fail with exit code 1 and a JSON error on stdout. */
-  async function fails(...argv: string[]): Promise<ErrorJson['error']> {
-    const r = await cli(...argv);
-    expect(r.code, `${argv.join(' ')}\n${r.out}${r.err}`).toBe(1);
-    const body = JSON.parse(r.out) as ErrorJson;
-    expect(Object.keys(body)).toEqual(['error']);
-    expect(body.error.code).toMatch(/^[a-z_]+$/);
-    expect(typeof body.error.message).toBe('string');
-    expect(body.error.message.length).toBeGreaterThan(0);
-    return body.error;
-  }
 
   const createMerchant = (name: string, verified = false) =>
     ok<CreatedJson>('merchants', 'create', '--name', name, ...(verified ? ['--verified'] : []), '--json');

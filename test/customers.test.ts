@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { expectError, expectMeta } from './helpers/expect.js';
 
 const CUSTOMER_KEYS = ['id', 'object', 'email', 'phone', 'name', 'reference', 'metadata', 'created_at', 'livemode'];
 const META_KEYS = ['request_id', 'environment', 'livemode'];
@@ -29,27 +30,6 @@ describe(`customers (${ENGINE})`, () => {
 
   async function dbRow(id: string) {
     return s.running.database.db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
-  function expectMeta(r: ApiResponse, environment: 'test' | 'live'): void {
-    const header = r.headers.get('service-request-id');
-    expect(header).toMatch(/^req_[0-9A-Za-z]+$/);
-    expect(r.json.request_id).toBe(header);
-    expect(r.json.environment).toBe(environment);
-    expect(r.json.livemode).toBe(environment === 'live');
-  }
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.json?.error?.code, r.text).toBe(code);
-    expect(r.json.error.param, r.text).toBe(param);
-    expect(r.json.error.type).toBe(status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : 'invalid_request_error');
-    expect(typeof r.json.error.message).toBe('string');
-    expect(r.json.error.message.length).toBeGreaterThan(0);
-    expect(r.json.error.request_id).toBe(r.headers.get('service-request-id'));
-    expect(r.json.error.docs_url).toMatch(new RegExp(`/docs/errors#${code}$`));
-    expectMeta(r, r.json.environment);
   }
 
   /** POSTs a body that must be refused with 400 parameter_invalid naming `param`, writing nothing. */

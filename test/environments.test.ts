@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -71,13 +72,6 @@ describe(`environments (${ENGINE})`, () => {
     if (environment) q = q.where('environment', '=', environment);
     const row = await q.executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  function expectError(r: ApiResponse | HostResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.json?.error?.code, r.text).toBe(code);
-    expect(r.json.error.param, r.text).toBe(param);
-    expect(r.json.error.request_id).toBe(r.json.request_id);
   }
 
   const ids = (r: ApiResponse) => r.json.data.map((c: { id: string }) => c.id) as string[];

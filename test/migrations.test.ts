@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { openDatabase, type Database } from '../src/db/database.js';
@@ -80,7 +81,7 @@ async function withDatabase<T>(url: string, fn: (d: Database) => Promise<T>): Pr
 /** Migration names recorded in the database, in the order they were applied. */
 async function recordedMigrations(url: string): Promise<string[]> {
   return withDatabase(url, async (d) => {
-    const rows = await (d.db as unknown as import('kysely').Kysely<{ kysely_migration: { name: string; timestamp: string } }>)
+    const rows = await (d.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>)
       .selectFrom('kysely_migration')
       .select(['name', 'timestamp'])
       .execute();

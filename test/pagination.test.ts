@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { newId } from '../src/shared/ids.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
 
 interface Rec {
   id: string;
@@ -23,8 +24,8 @@ describe(`pagination (${ENGINE})`, () => {
   let other: CreatedMerchant;
   /** The 25 sandbox customers of the default merchant, in the order the API must return them. */
   let expected: Rec[] = [];
-  let liveIds: string[] = [];
-  let otherIds: string[] = [];
+  const liveIds: string[] = [];
+  const otherIds: string[] = [];
   const base = Date.now() - 3_600_000;
 
   async function insertRow(merchantId: string, environment: 'test' | 'live', createdAt: number, name: string): Promise<string> {
@@ -54,15 +55,6 @@ describe(`pagination (${ENGINE})`, () => {
       .where('environment', '=', environment)
       .executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.json?.error?.code, r.text).toBe(code);
-    expect(r.json.error.param, r.text).toBe(param);
-    expect(r.json.error.type).toBe('invalid_request_error');
-    expect(r.json.error.request_id).toBe(r.headers.get('service-request-id'));
-    expect(r.json.request_id).toBe(r.headers.get('service-request-id'));
   }
 
   function expectPage(r: ApiResponse, environment: 'test' | 'live'): void {

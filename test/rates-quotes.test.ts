@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
 
 // The test's own arithmetic: a separate Decimal with more precision than any value here needs.
 const D = Decimal.clone({ precision: 100 });
@@ -58,15 +59,6 @@ describe(`rates and quotes (${ENGINE})`, () => {
   async function quoteCount(): Promise<number> {
     const row = await s.running.database.db.selectFrom('quotes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
-  }
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.json?.error?.code, r.text).toBe(code);
-    expect(r.json.error.param, r.text).toBe(param);
-    expect(r.json.error.type).toBe('invalid_request_error');
-    expect(r.json.error.request_id).toBe(r.headers.get('service-request-id'));
-    expect(r.json.error.docs_url).toMatch(new RegExp(`/docs/errors#${code}$`));
   }
 
   describe('GET /rates', () => {

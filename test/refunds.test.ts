@@ -3,7 +3,8 @@
 // windows on the sandbox clock, live provider-rail refunds and the operator's review, events and ledger.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
 import { DAY, advanceClock, applyLive, eventsOf, expectLedgerInvariant, newIntent, paidSandboxIntent, simulate } from './helpers/ledger-invariant.js';
 
 const REFUND_KEYS = ['amount', 'created_at', 'currency', 'environment', 'id', 'livemode', 'object', 'payment_intent', 'reason', 'request_id', 'return_address', 'status'];
@@ -20,14 +21,6 @@ describe(`refunds (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   const db = () => s.running.database.db;
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null = null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.json.error.code, r.text).toBe(code);
-    expect(r.json.error.param).toBe(param);
-    expect(r.json.error.type).toBe(status === 403 ? 'permission_error' : 'invalid_request_error');
-    expect(r.json.error.docs_url).toMatch(new RegExp(`/docs/errors#${code}$`));
-  }
 
   async function refundCount(intentId?: string): Promise<number> {
     let q = db().selectFrom('refunds').select((eb) => eb.fn.countAll().as('n'));

@@ -4,7 +4,8 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
 import { DAY, advanceClock, applyLive, expectLedgerInvariant, newIntent, paidSandboxIntent, simulate } from './helpers/ledger-invariant.js';
 
 const PAYMENT_COLUMNS = ['id', 'created_at', 'paid_at', 'status', 'amount', 'currency', 'settlement_currency', 'pay_amount', 'payment_method', 'merchant_reference'];
@@ -37,13 +38,6 @@ describe(`reports (${ENGINE})`, () => {
   async function sandboxToday(k = key): Promise<number> {
     const r = await get('/sandbox/clock', k);
     return Date.parse(r.json.now);
-  }
-
-  function expectError(r: ApiResponse, status: number, code: string, param: string | null): void {
-    expect(r.status, r.text).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.json.error.code, r.text).toBe(code);
-    expect(r.json.error.param).toBe(param);
   }
 
   describe('GET /reports/payments (JSON)', () => {

@@ -1,0 +1,151 @@
+// External-wallet payments and receiving caps on the hosted checkout (spec 2.1; DECISIONS "Sandbox test
+// values", "Payment intents"): exact amounts, unmatched deposits, and caps in plain words.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setMerchantLimits } from '../src/modules/merchants/index.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { action, checkoutStatus, eventTypes, openCheckout, pay } from './helpers/checkout.js';
+
+describe(`hosted checkout (${ENGINE})`, () => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => s?.stop());
+
+  async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
+    const r = await s.call('test', 'POST', '/payment-intents', { key: key ?? s.merchant.keys.test_secret, body: { amount: '1500.00', currency: 'KES', ...body } });
+    expect(r.status, r.text).toBe(201);
+    return r.json;
+  }
+
+  async function apiIntent(id: string): Promise<any> {
+    const r = await s.sandbox('GET', `/payment-intents/${id}`);
+    expect(r.status, r.text).toBe(200);
+    return r.json;
+  }
+
+  describe('external wallet', () => {
+    it('shows address, exact unique amount and QR; only the exact deposit is credited, others are kept as unmatched', async () => {
+      const pi = await intent({ amount: '1000.00' });
+      const page = await openCheckout(s, pi.checkout_url);
+      const r = await pay(s, page, { method: 'external_wallet', network: 'tron' });
+      expect(r.status, r.text).toBe(200);
+      const next = r.json.next_action;
+      expect(next).toMatchObject({ type: 'wallet_deposit', network: 'tron', network_name: 'TRON', asset: 'USDT' });
+      expect(next.address).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+      expect(next.qr).toMatch(/^data:image\/svg\+xml;base64,/);
+      expect(Buffer.from(next.qr.split(',')[1], 'base64').toString()).toContain('<svg');
+      const tag = Number(next.amount) - Number(pi.pay_amount);
+      expect(tag).toBeGreaterThan(0);
+      expect(tag).toBeLessThan(0.01);
+      expect(next.amount).toMatch(/^\d+\.\d{6}$/);
+      // The same intent and network keep their amount.
+      expect((await pay(s, page, { method: 'external_wallet', network: 'tron' })).json.next_action.amount).toBe(next.amount);
+      // Base and Polygon share an EVM address, told apart by network (another intent, so that this one
+      // expects its amount on TRON only).
+      const otherPage = await openCheckout(s, (await intent()).checkout_url);
+      const base = (await pay(s, otherPage, { method: 'external_wallet', network: 'base' })).json.next_action;
+      const polygon = (await pay(s, otherPage, { method: 'external_wallet', network: 'polygon' })).json.next_action;
+      expect(base.address).toMatch(/^0x[0-9a-f]{40}$/);
+      expect(polygon.address).toBe(base.address);
+      const solana = (await pay(s, otherPage, { method: 'external_wallet', network: 'solana' })).json.next_action;
+      expect(solana.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+      expect((await pay(s, page, { method: 'external_wallet', network: 'bitcoin' })).json.error.param).toBe('network');
+
+      const deposit = (body: Record<string, string>) => action(s, page, '/wallet/deposit', body);
+      const wrong = [
+        { network: 'tron', asset: 'USDT', amount: pi.pay_amount },
+        { network: 'tron', asset: 'USDC', amount: next.amount },
+        { network: 'solana', asset: 'USDT', amount: next.amount },
+      ];
+      const unmatchedIds: string[] = [];
+      for (const d of wrong) {
+        const res = await deposit(d);
+        unmatchedIds.push(res.json.deposit.id);
+        expect(res.status, res.text).toBe(200);
+        expect(res.json.deposit).toMatchObject({ status: 'unmatched', reason: 'no_matching_payment', credited_this_payment: false });
+      }
+      expect((await apiIntent(pi.id)).status).toBe('awaiting_payment');
+      expect((await deposit({ network: 'tron', asset: 'USDT', amount: '1.1234567' })).json.error.param).toBe('amount');
+
+      const exact = await deposit({ network: 'tron', asset: 'USDT', amount: next.amount });
+      expect(exact.json.deposit).toMatchObject({ status: 'credited', reason: null, credited_this_payment: true });
+      const after = await apiIntent(pi.id);
+      expect(after.status).toBe('paid');
+      expect(after.payment_method).toBe('external_wallet');
+      expect(after.amount_received).toBe(next.amount);
+      expect((await eventTypes(s, pi.id)).at(-1)).toBe('payment_intent.paid');
+      // A second exact deposit finds no open payment.
+      const repeat = await deposit({ network: 'tron', asset: 'USDT', amount: next.amount });
+      expect(repeat.json.deposit.status).toBe('unmatched');
+      unmatchedIds.push(repeat.json.deposit.id);
+
+      // The merchant sees the unmatched deposits over the API; another merchant sees none.
+      const list = await s.sandbox('GET', '/wallet-deposits?status=unmatched&limit=100');
+      expect(list.status, list.text).toBe(200);
+      expect(list.json.object).toBe('list');
+      expect(list.json.data.map((d: any) => d.id).sort()).toEqual([...unmatchedIds].sort());
+      for (const d of list.json.data) {
+        expect(Object.keys(d).sort()).toEqual(['address', 'amount', 'asset', 'created_at', 'id', 'livemode', 'network', 'object', 'payment_intent', 'reason', 'status', 'tx_hash']);
+        expect(d.status).toBe('unmatched');
+        expect(d.id).toMatch(/^wd_/);
+      }
+      const credited = await s.sandbox('GET', '/wallet-deposits?status=credited');
+      expect(credited.json.data.map((d: any) => d.payment_intent)).toContain(pi.id);
+      const other = await s.newMerchant({ name: 'Other' });
+      const otherList = await s.call('test', 'GET', '/wallet-deposits', { key: other.keys.test_secret });
+      expect(otherList.json.data).toEqual([]);
+      expect((await s.call('test', 'GET', '/wallet-deposits?status=nope')).status).toBe(401);
+      expect((await s.sandbox('GET', '/wallet-deposits?status=nope')).json.error.param).toBe('status');
+    });
+
+    it('two open intents never share address, network, asset and amount, even when allocated at once', async () => {
+      const intents = await Promise.all(Array.from({ length: 12 }, () => intent({ amount: '777.00' })));
+      const pages = await Promise.all(intents.map((pi) => openCheckout(s, pi.checkout_url)));
+      const results = await Promise.all(pages.map((p) => pay(s, p, { method: 'external_wallet', network: 'polygon' })));
+      for (const r of results) expect(r.status, r.text).toBe(200);
+      const amounts = results.map((r) => r.json.next_action.amount as string);
+      expect(new Set(amounts).size).toBe(amounts.length);
+      expect(new Set(results.map((r) => r.json.next_action.address)).size).toBe(1);
+      // The database refuses a second open allocation of one amount outright.
+      const db = s.running.database.db;
+      const smallest = [...amounts].sort((x, y) => Number(x) - Number(y))[0]!;
+      const taken = await db.selectFrom('wallet_allocations').selectAll().where('amount', '=', smallest).where('state', '=', 'open').executeTakeFirstOrThrow();
+      await expect(db.insertInto('wallet_allocations').values({ ...taken, id: 'wa_duplicate', payment_intent_id: intents[1].id }).execute()).rejects.toThrow();
+      // Once its intent is no longer open, its amount (the smallest tag) is the next one allocated.
+      const cancelled = await s.sandbox('POST', `/payment-intents/${taken.payment_intent_id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      const fresh = await intent({ amount: '777.00' });
+      const r = await pay(s, await openCheckout(s, fresh.checkout_url), { method: 'external_wallet', network: 'polygon' });
+      expect(r.json.next_action.amount).toBe(smallest);
+    });
+  });
+
+  describe('receiving caps', () => {
+    it('an over-cap attempt shows MERCHANT_LIMIT_EXCEEDED in plain words and leaves the intent awaiting payment', async () => {
+      const m = await s.newMerchant({ name: 'Capped shop' });
+      await setMerchantLimits(s.running.database.db, m.merchant.id, { perPayment: '5' });
+      const pi = await intent({ amount: '1500.00' }, m.keys.test_secret);
+      const page = await openCheckout(s, pi.checkout_url);
+      const r = await pay(s, page, { method: 'card', card_number: '4242424242424242', card_expiry: '12/40', card_cvc: '123' });
+      expect(r.status).toBe(402);
+      expect(r.json.error.code).toBe('MERCHANT_LIMIT_EXCEEDED');
+      expect(r.json.error.message).toContain('more than Capped shop can receive right now');
+      expect(r.json.error.message).toContain('Nothing was taken from you');
+      const after = await s.call('test', 'GET', `/payment-intents/${pi.id}`, { key: m.keys.test_secret });
+      expect(after.json.status).toBe('awaiting_payment');
+      const st = await checkoutStatus(s, page);
+      expect(st.json.status).toBe('awaiting_payment');
+      expect(st.json.final).toBe(false);
+      expect(st.json.detail).toContain('MERCHANT_LIMIT_EXCEEDED');
+      expect(st.json.attempt).toEqual({ method: 'card', state: 'declined' });
+
+      // The exact wallet deposit over the cap is kept aside, not credited.
+      const w = await pay(s, page, { method: 'external_wallet', network: 'tron' });
+      const dep = await action(s, page, '/wallet/deposit', { network: 'tron', asset: 'USDT', amount: w.json.next_action.amount });
+      expect(dep.json.deposit).toMatchObject({ status: 'unmatched', reason: 'MERCHANT_LIMIT_EXCEEDED' });
+      expect((await s.call('test', 'GET', `/payment-intents/${pi.id}`, { key: m.keys.test_secret })).json.status).toBe('awaiting_payment');
+    });
+  });
+});
