@@ -12,7 +12,7 @@ module.exports = {
     {
       name: 'module-through-index',
       severity: 'error',
-      comment: "A module is used by other modules only through its index.ts.",
+      comment: 'A module is used by other modules only through its index.ts.',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
     },

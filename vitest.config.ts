@@ -4,9 +4,7 @@ import { defineConfig } from 'vitest/config';
 // COWRIE_TEST_DATABASE_URL names a server (each test file gets a fresh database, dropped afterwards).
 const pgUrl = process.env['COWRIE_TEST_DATABASE_URL'];
 if (!pgUrl && !process.env['VITEST_WORKER_ID']) {
-  process.stdout.write(
-    '\nPostgreSQL suite SKIPPED: set COWRIE_TEST_DATABASE_URL=postgres://… to run every test on PostgreSQL too.\n\n',
-  );
+  process.stdout.write('\nPostgreSQL suite SKIPPED: set COWRIE_TEST_DATABASE_URL=postgres://… to run every test on PostgreSQL too.\n\n');
 }
 
 const shared = {

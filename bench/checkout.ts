@@ -13,14 +13,22 @@ import { createMerchant } from '../src/modules/merchants/index.js';
 import { randomBase62 } from '../src/shared/ids.js';
 
 const REQUESTS = Number(process.env['BENCH_REQUESTS'] ?? 1000);
-const PG_ADMIN = process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
+const PG_ADMIN =
+  process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function measure(name: string, databaseUrl: string): Promise<void> {
-  const config = loadConfig({ COWRIE_DATABASE_URL: databaseUrl, COWRIE_HOST: '127.0.0.1', COWRIE_LIVE_PORT: '0', COWRIE_SANDBOX_PORT: '0', COWRIE_LOG_LEVEL: 'warn', COWRIE_RATE_LIMIT_TEST: '100000' });
+  const config = loadConfig({
+    COWRIE_DATABASE_URL: databaseUrl,
+    COWRIE_HOST: '127.0.0.1',
+    COWRIE_LIVE_PORT: '0',
+    COWRIE_SANDBOX_PORT: '0',
+    COWRIE_LOG_LEVEL: 'warn',
+    COWRIE_RATE_LIMIT_TEST: '100000',
+  });
   const running = await startCowrie(config, { logger: pino({ level: 'warn' }), seedDemo: false, startJobs: false });
   try {
     const base = `http://127.0.0.1:${running.listeners.portOf('test')}`;

@@ -13,7 +13,12 @@ export interface Started {
 }
 
 /** Spawns `node <args>` and resolves once its output (stdout and stderr) satisfies `ready`. */
-export function startProcess(args: string[], env: Record<string, string>, ready: (output: string) => boolean, timeoutMs = 30_000): Promise<Started> {
+export function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: (output: string) => boolean,
+  timeoutMs = 30_000,
+): Promise<Started> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -26,7 +26,6 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
   return startProcess(['dist/cli/main.js', 'serve'], env, (out) => /listening/.test(out) && /"environment":"test"/.test(out), 60_000);
 }
 
-
 function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
@@ -135,7 +134,6 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     await stop(server.child);
   }
 }
-
 
 const results: Result[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-reports-'));

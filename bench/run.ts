@@ -33,7 +33,6 @@ function cpuTicks(pid: number | undefined): number | null {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-
 async function waitForHttp(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
@@ -45,7 +44,6 @@ async function waitForHttp(url: string): Promise<void> {
   }
   throw new Error(`${url} never answered`);
 }
-
 
 async function load(name: string, url: string, headers: Record<string, string>, body: string, pid?: number): Promise<Figures> {
   // Warm-up, then the measured run.
@@ -63,8 +61,21 @@ async function load(name: string, url: string, headers: Record<string, string>, 
  * saturated run every connection always has a request waiting, so its latency is connections / throughput
  * (Little's law) whatever the server does; this run shows the latency of a server that keeps up.
  */
-async function latencyAtRate(url: string, headers: Record<string, string>, body: string, rate: number): Promise<NonNullable<Figures['atRate']>> {
-  const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, overallRate: Math.max(1, Math.round(rate)), duration: DURATION });
+async function latencyAtRate(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  rate: number,
+): Promise<NonNullable<Figures['atRate']>> {
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    headers,
+    body,
+    connections: CONNECTIONS,
+    overallRate: Math.max(1, Math.round(rate)),
+    duration: DURATION,
+  });
   return { rate, achieved: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
 }
 
@@ -80,7 +91,11 @@ async function benchCowrie(name: string, databaseUrl: string, port: number, targ
     COWRIE_RATE_LIMIT_LIVE: '1000000',
     COWRIE_LOG_LEVEL: 'warn',
   };
-  const args = [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []), 'dist/cli/main.js', 'serve'];
+  const args = [
+    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
+    'dist/cli/main.js',
+    'serve',
+  ];
   // `serve` prints the demo merchant's key on the first start of an empty database.
   const { child, output } = await startProcess(args, env, (out) => /cwk_test_sk_\w+/.test(out));
   try {
@@ -96,7 +111,6 @@ async function benchCowrie(name: string, databaseUrl: string, port: number, targ
   }
 }
 
-
 /** The PostgreSQL yardstick: 32 concurrent clients inserting payment-intent-sized rows in a loop. */
 async function plainInsertLoop(url: string): Promise<Figures> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -111,7 +125,14 @@ async function plainInsertLoop(url: string): Promise<Figures> {
       while (Date.now() < deadline) {
         const t = performance.now();
         await pool.query('INSERT INTO plain_intents VALUES ($1,$2,$3,$4,$5,$6,$7,$8)', [
-          `pi_${randomBase62(24)}`, 'mer_x', 'test', 'awaiting_payment', '1500.00', 'KES', payload, Date.now(),
+          `pi_${randomBase62(24)}`,
+          'mer_x',
+          'test',
+          'awaiting_payment',
+          '1500.00',
+          'KES',
+          payload,
+          Date.now(),
         ]);
         latencies.push(performance.now() - t);
         count++;
@@ -143,7 +164,13 @@ async function main(): Promise<void> {
   const bareProc = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '4290' }, (out) => /listening/.test(out));
   let bare: Figures;
   try {
-    bare = await load('bare Fastify endpoint', 'http://127.0.0.1:4290/v1/payment-intents', { 'content-type': 'application/json' }, INTENT_BODY, bareProc.child.pid);
+    bare = await load(
+      'bare Fastify endpoint',
+      'http://127.0.0.1:4290/v1/payment-intents',
+      { 'content-type': 'application/json' },
+      INTENT_BODY,
+      bareProc.child.pid,
+    );
   } finally {
     await stop(bareProc.child);
   }
@@ -166,7 +193,9 @@ async function main(): Promise<void> {
     `\nSQLite / bare Fastify throughput:        ${(sqlite.rps / bare.rps).toFixed(2)}  (target >= 0.50: ${met(sqlite.rps >= bare.rps / 2)})\n` +
       `SQLite p99 at 32 connections:            ${sqlite.p99.toFixed(1)} ms saturated, ${sqliteAtRate.p99.toFixed(1)} ms at ${sqliteAtRate.rate.toFixed(0)} req/s offered (target < 5 ms: ${met(sqliteAtRate.p99 < 5 && sqliteAtRate.achieved >= sqliteAtRate.rate * 0.95)})\n` +
       `(bare Fastify's own p99 saturated: ${bare.p99.toFixed(1)} ms)\n` +
-      (pgFigures ? `PostgreSQL / plain pg insert throughput:  ${(pgFigures[0].rps / pgFigures[1].rps).toFixed(2)}  (target >= 0.60: ${met(pgFigures[0].rps >= pgFigures[1].rps * 0.6)})\n` : ''),
+      (pgFigures
+        ? `PostgreSQL / plain pg insert throughput:  ${(pgFigures[0].rps / pgFigures[1].rps).toFixed(2)}  (target >= 0.60: ${met(pgFigures[0].rps >= pgFigures[1].rps * 0.6)})\n`
+        : ''),
   );
 }
 

@@ -71,7 +71,6 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
   return startProcess(ENTRY, env, (out) => (out.match(/"msg":"listening"/g) ?? []).length >= 2);
 }
 
-
 async function call(port: number, key: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port + 1}/v1${path}`, {
     method,
@@ -93,9 +92,42 @@ async function writeBacklog(databaseUrl: string, merchantId: string, endpointId:
       const deliveries: Insertable<WebhookDeliveriesTable>[] = [];
       for (let i = start; i < Math.min(n, start + 500); i++) {
         const id = newId('event');
-        const payload = { id, object: 'event', type: 'payment_intent.paid', api_version: '2026-06-01', created_at: new Date(now).toISOString(), livemode: false, data: { id: `pi_${randomBase62(24)}`, status: 'paid', amount: '1500.00', currency: 'KES' } };
-        events.push({ id, merchant_id: merchantId, environment: 'test' as const, type: payload.type, api_version: payload.api_version, payment_intent_id: null, payload: JSON.stringify(payload), created_at: now });
-        deliveries.push({ id: newId('webhook_delivery'), event_id: id, endpoint_id: endpointId, merchant_id: merchantId, environment: 'test' as const, status: 'pending' as const, attempt_count: 0, next_attempt_at: now, locked_by: null, last_status_code: null, last_error: null, last_attempt_at: null, created_at: now, updated_at: now, completed_at: null });
+        const payload = {
+          id,
+          object: 'event',
+          type: 'payment_intent.paid',
+          api_version: '2026-06-01',
+          created_at: new Date(now).toISOString(),
+          livemode: false,
+          data: { id: `pi_${randomBase62(24)}`, status: 'paid', amount: '1500.00', currency: 'KES' },
+        };
+        events.push({
+          id,
+          merchant_id: merchantId,
+          environment: 'test' as const,
+          type: payload.type,
+          api_version: payload.api_version,
+          payment_intent_id: null,
+          payload: JSON.stringify(payload),
+          created_at: now,
+        });
+        deliveries.push({
+          id: newId('webhook_delivery'),
+          event_id: id,
+          endpoint_id: endpointId,
+          merchant_id: merchantId,
+          environment: 'test' as const,
+          status: 'pending' as const,
+          attempt_count: 0,
+          next_attempt_at: now,
+          locked_by: null,
+          last_status_code: null,
+          last_error: null,
+          last_attempt_at: null,
+          created_at: now,
+          updated_at: now,
+          completed_at: null,
+        });
       }
       await d.db.transaction().execute(async (trx) => {
         await trx.insertInto('events').values(events).execute();
@@ -131,7 +163,10 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(srv.output())?.[0];
     if (!key) throw new Error(`no demo key:\n${srv.output()}`);
     const me = await call(port, key, 'GET', '/auth/verify');
-    const endpoint = await call(port, key, 'POST', '/webhook_endpoints', { url: rx.url, events: ['payment_intent.paid', 'payment_intent.created'] });
+    const endpoint = await call(port, key, 'POST', '/webhook_endpoints', {
+      url: rx.url,
+      events: ['payment_intent.paid', 'payment_intent.created'],
+    });
     await stop(srv.child);
 
     // 1. Throughput: drain a backlog.
@@ -156,7 +191,13 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
         while (!clientsDone) {
           let sentAt = 0;
           const event = await pd.db.transaction().execute(async (trx) => {
-            const e = await recordEvent(trx, { merchantId: me.merchant_id, environment: 'test', type: 'payment_intent.paid', data: { probe: true }, at: Date.now() });
+            const e = await recordEvent(trx, {
+              merchantId: me.merchant_id,
+              environment: 'test',
+              type: 'payment_intent.paid',
+              data: { probe: true },
+              at: Date.now(),
+            });
             sentAt = performance.now();
             return e;
           });
@@ -170,7 +211,8 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     const probing = probe();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
-        for (let i = 0; i < WARMUP_EVENTS / CLIENTS; i++) await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
+        for (let i = 0; i < WARMUP_EVENTS / CLIENTS; i++)
+          await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
       }),
     );
     await new Promise((r) => setTimeout(r, 500));
@@ -193,7 +235,11 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     await probing;
     await new Promise((r) => setTimeout(r, 1000));
     const d = openDatabase(databaseUrl);
-    const events = await d.db.selectFrom('events').select(['id', 'payment_intent_id']).where('type', '=', 'payment_intent.created').execute();
+    const events = await d.db
+      .selectFrom('events')
+      .select(['id', 'payment_intent_id'])
+      .where('type', '=', 'payment_intent.created')
+      .execute();
     await d.close();
     const upper: number[] = [];
     const lower: number[] = [];
@@ -219,13 +265,20 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
       exact = { count: up.length, upperP50: pct(up, 50), upperP99: pct(up, 99), lowerP50: pct(low, 50), lowerP99: pct(low, 99) };
     }
     await stop(srv.child);
-    return { engine, perSecond, upperP50: pct(upper, 50), upperP99: pct(upper, 99), lowerP50: pct(lower, 50), lowerP99: pct(lower, 99), exact };
+    return {
+      engine,
+      perSecond,
+      upperP50: pct(upper, 50),
+      upperP99: pct(upper, 99),
+      lowerP50: pct(lower, 50),
+      lowerP99: pct(lower, 99),
+      exact,
+    };
   } finally {
     await new Promise<void>((r) => rx.server.close(() => r()));
     rx.server.closeAllConnections();
   }
 }
-
 
 function show(f: Figures): void {
   process.stdout.write(

@@ -33,8 +33,18 @@ export async function buildServices(config: Config, database: Database, opts: { 
 
   const intents = new IntentService({ db, clocks, rates, checkoutUrl });
   const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
-  const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), linkCap: links.capCheck });
-  const rails = new RailRegistry().register('test', new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }));
+  const payments = new PaymentService({
+    db,
+    clocks,
+    rates,
+    checkoutUrl,
+    settlementPolicy: settlementPolicy(config),
+    linkCap: links.capCheck,
+  });
+  const rails = new RailRegistry().register(
+    'test',
+    new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }),
+  );
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
 
   return {

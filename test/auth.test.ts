@@ -7,7 +7,19 @@ import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { revokeKey, rotateKey, SCOPES, type IssuedKey, type Scope } from '../src/modules/keys/index.js';
 import { setMerchantStatus, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { randomBase62 } from '../src/shared/ids.js';
-import { type Env, type Route, VERIFY, DUMMY_ID, ENVS, SPEC_SCOPES, seenCodes, expectError, expectAuthenticatedHeaders, expectPassedAuth, unknownKey } from './helpers/auth.js';
+import {
+  type Env,
+  type Route,
+  VERIFY,
+  DUMMY_ID,
+  ENVS,
+  SPEC_SCOPES,
+  seenCodes,
+  expectError,
+  expectAuthenticatedHeaders,
+  expectPassedAuth,
+  unknownKey,
+} from './helpers/auth.js';
 
 describe(`authentication on every authenticated route (${ENGINE})`, () => {
   let s: TestServer;
@@ -120,9 +132,23 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   it('unknown well-formed key: 401 invalid_api_key', async () => {
     for (const route of routes) {
       for (const tag of ['sk', 'rk', 'pk'] as const) {
-        expectError(await hit('test', route, unknownKey('test', tag)), 401, 'invalid_api_key', 'authentication_error', 'test', `${route.label} test ${tag}`);
+        expectError(
+          await hit('test', route, unknownKey('test', tag)),
+          401,
+          'invalid_api_key',
+          'authentication_error',
+          'test',
+          `${route.label} test ${tag}`,
+        );
       }
-      expectError(await hit('live', route, unknownKey('live')), 401, 'invalid_api_key', 'authentication_error', 'live', `${route.label} live`);
+      expectError(
+        await hit('live', route, unknownKey('live')),
+        401,
+        'invalid_api_key',
+        'authentication_error',
+        'live',
+        `${route.label} live`,
+      );
     }
   });
 
@@ -141,7 +167,12 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
         expectError(await hit(env, route, keys[env].key), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env}`);
       }
     }
-    const restrictedKey = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['customers:read'] });
+    const restrictedKey = await s.newKey({
+      merchantId: m.merchant.id,
+      environment: 'test',
+      type: 'restricted',
+      scopes: ['customers:read'],
+    });
     await revokeKey(s.running.database.db, s.running.clock, restrictedKey.id);
     expectError(
       await s.call('test', 'GET', '/customers', { key: restrictedKey.key }),
@@ -165,7 +196,14 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     }
     for (const route of routes) {
       for (const env of ENVS) {
-        expectError(await hit(env, route, rotated[env].old), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env} old`);
+        expectError(
+          await hit(env, route, rotated[env].old),
+          401,
+          'invalid_api_key',
+          'authentication_error',
+          env,
+          `${route.label} ${env} old`,
+        );
         const fresh = await hit(env, route, rotated[env].fresh);
         expectPassedAuth(fresh, `${route.label} ${env} new`);
         expectAuthenticatedHeaders(fresh, env, limits[env], `${route.label} ${env} new`);
@@ -178,10 +216,24 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     const testKeys = [m.keys.test_secret, m.keys.test_publishable, unknownKey('test', 'rk')];
     for (const route of routes) {
       for (const key of testKeys) {
-        expectError(await hit('live', route, key), 400, 'environment_mismatch', 'invalid_request_error', 'live', `${route.label} test key on live`);
+        expectError(
+          await hit('live', route, key),
+          400,
+          'environment_mismatch',
+          'invalid_request_error',
+          'live',
+          `${route.label} test key on live`,
+        );
       }
       for (const key of liveKeys) {
-        expectError(await hit('test', route, key), 400, 'environment_mismatch', 'invalid_request_error', 'test', `${route.label} live key on sandbox`);
+        expectError(
+          await hit('test', route, key),
+          400,
+          'environment_mismatch',
+          'invalid_request_error',
+          'test',
+          `${route.label} live key on sandbox`,
+        );
       }
     }
   });
@@ -252,7 +304,14 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     const writer = await restricted('test', ['customers:write']);
     const created = await s.call('test', 'POST', '/customers', { key: writer.key, body: { name: 'Yes' } });
     expect(created.status).toBe(201);
-    expectError(await s.call('test', 'GET', '/customers', { key: writer.key }), 403, 'insufficient_scope', 'permission_error', 'test', 'writer lists');
+    expectError(
+      await s.call('test', 'GET', '/customers', { key: writer.key }),
+      403,
+      'insufficient_scope',
+      'permission_error',
+      'test',
+      'writer lists',
+    );
   });
 
   it('publishable keys: 403 publishable_key_not_allowed on every route but GET /auth/verify', async () => {
@@ -299,7 +358,13 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   });
 
   it('live key with an allowlist that covers the caller (127.0.0.0/8, 127.0.0.1, ::ffff:127.0.0.1) is allowed', async () => {
-    for (const allowedIps of [['127.0.0.0/8'], ['127.0.0.1'], ['::ffff:127.0.0.1'], ['10.0.0.0/8', '127.0.0.1/32'], ['::ffff:127.0.0.0/104']]) {
+    for (const allowedIps of [
+      ['127.0.0.0/8'],
+      ['127.0.0.1'],
+      ['::ffff:127.0.0.1'],
+      ['10.0.0.0/8', '127.0.0.1/32'],
+      ['::ffff:127.0.0.0/104'],
+    ]) {
       const key = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret', allowedIps });
       const verify = await s.call('live', 'GET', '/auth/verify', { key: key.key });
       expect(verify.status, allowedIps.join(',')).toBe(200);
@@ -316,7 +381,12 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   it('live keys of a suspended merchant: 403 account_inactive; its sandbox keys keep working', async () => {
     const other = await s.newMerchant({ verified: true, name: 'Suspended merchant' });
     const liveKey = other.keys.live_secret!;
-    const liveRestricted = await s.newKey({ merchantId: other.merchant.id, environment: 'live', type: 'restricted', scopes: ['customers:read'] });
+    const liveRestricted = await s.newKey({
+      merchantId: other.merchant.id,
+      environment: 'live',
+      type: 'restricted',
+      scopes: ['customers:read'],
+    });
     expect((await s.call('live', 'GET', '/customers', { key: liveKey })).status).toBe(200);
     await setMerchantStatus(s.running.database.db, other.merchant.id, 'suspended');
     for (const route of routes) {

@@ -36,7 +36,15 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1280, height: 800 },
     });
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -51,7 +59,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
   });
 
   async function intent(body: Record<string, unknown>): Promise<any> {
-    const r = await s.sandbox('POST', '/payment-intents', { body: { amount: '1500.00', currency: 'KES', description: 'Order #1001: two baskets', ...body } });
+    const r = await s.sandbox('POST', '/payment-intents', {
+      body: { amount: '1500.00', currency: 'KES', description: 'Order #1001: two baskets', ...body },
+    });
     expect(r.status, r.text).toBe(201);
     return r.json;
   }
@@ -69,10 +79,13 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
     expect(pi.json.payment_method).toBe(method);
     // The event feed shows an event once every transaction that began before it has finished.
     await expect
-      .poll(async () => {
-        const events = await s.sandbox('GET', '/events?limit=100');
-        return events.status === 200 ? events.json.data.filter((e: any) => e.data?.id === id).map((e: any) => e.type) : [];
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const events = await s.sandbox('GET', '/events?limit=100');
+          return events.status === 200 ? events.json.data.filter((e: any) => e.data?.id === id).map((e: any) => e.type) : [];
+        },
+        { timeout: 10_000 },
+      )
       .toEqual(expect.arrayContaining(['payment_intent.created', 'payment_intent.paid']));
   }
 
@@ -87,7 +100,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
       const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
       return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
     });
-    return result.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => `${v.id} (${v.impact}, ${v.nodes}): ${v.help}`);
+    return result
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.id} (${v.impact}, ${v.nodes}): ${v.help}`);
   }
 
   it('pays from the balance in one step', async () => {

@@ -14,7 +14,10 @@ describe(`hosted checkout (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', { key: key ?? s.merchant.keys.test_secret, body: { amount: '1500.00', currency: 'KES', ...body } });
+    const r = await s.call('test', 'POST', '/payment-intents', {
+      key: key ?? s.merchant.keys.test_secret,
+      body: { amount: '1500.00', currency: 'KES', ...body },
+    });
     expect(r.status, r.text).toBe(201);
     return r.json;
   }
@@ -26,7 +29,12 @@ describe(`hosted checkout (${ENGINE})`, () => {
   }
 
   async function attempts(intentId: string) {
-    return s.running.database.db.selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', intentId).orderBy('created_at').execute();
+    return s.running.database.db
+      .selectFrom('payment_attempts')
+      .selectAll()
+      .where('payment_intent_id', '=', intentId)
+      .orderBy('created_at')
+      .execute();
   }
 
   describe('card', () => {
@@ -68,7 +76,8 @@ describe(`hosted checkout (${ENGINE})`, () => {
         expect(after.failure_code, c.number).toBe(c.failure);
         const types = await eventTypes(s, pi.id);
         expect(types.at(-1), c.number).toBe(c.last);
-        if (c.failure) expect((await checkoutStatus(s, page)).json.detail).toMatch(c.failure === 'card_declined' ? /declined/ : /not enough money/);
+        if (c.failure)
+          expect((await checkoutStatus(s, page)).json.detail).toMatch(c.failure === 'card_declined' ? /declined/ : /not enough money/);
       }
       // The card number is never stored.
       const rows = await s.running.database.db.selectFrom('rail_payments').select('details').execute();

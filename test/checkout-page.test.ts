@@ -14,7 +14,10 @@ describe(`hosted checkout (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', { key: key ?? s.merchant.keys.test_secret, body: { amount: '1500.00', currency: 'KES', ...body } });
+    const r = await s.call('test', 'POST', '/payment-intents', {
+      key: key ?? s.merchant.keys.test_secret,
+      body: { amount: '1500.00', currency: 'KES', ...body },
+    });
     expect(r.status, r.text).toBe(201);
     return r.json;
   }
@@ -26,7 +29,12 @@ describe(`hosted checkout (${ENGINE})`, () => {
   }
 
   async function attempts(intentId: string) {
-    return s.running.database.db.selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', intentId).orderBy('created_at').execute();
+    return s.running.database.db
+      .selectFrom('payment_attempts')
+      .selectAll()
+      .where('payment_intent_id', '=', intentId)
+      .orderBy('created_at')
+      .execute();
   }
 
   function methodsOffered(html: string): string[] {
@@ -111,7 +119,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
 
   describe('anti-forgery', () => {
-    it('refuses pay actions without the token, with another intent\'s token, or from another origin; nothing is paid', async () => {
+    it("refuses pay actions without the token, with another intent's token, or from another origin; nothing is paid", async () => {
       const pi = await intent();
       const page = await openCheckout(s, pi.checkout_url);
       const other = await openCheckout(s, (await intent()).checkout_url);
@@ -121,8 +129,14 @@ describe(`hosted checkout (${ENGINE})`, () => {
         await publicCall(s, 'POST', `${page.path}/pay`, { body, headers: { 'x-checkout-token': page.token } }),
         await publicCall(s, 'POST', `${page.path}/pay`, { body, headers: { cookie: page.cookie } }),
         await publicCall(s, 'POST', `${page.path}/pay`, { body, headers: { 'x-checkout-token': other.token, cookie: other.cookie } }),
-        await publicCall(s, 'POST', `${page.path}/pay`, { body, headers: { 'x-checkout-token': page.token, cookie: page.cookie, origin: 'https://evil.example' } }),
-        await publicCall(s, 'POST', `${page.path}/pay`, { body, headers: { 'x-checkout-token': `${page.token}x`, cookie: `${page.cookie}x` } }),
+        await publicCall(s, 'POST', `${page.path}/pay`, {
+          body,
+          headers: { 'x-checkout-token': page.token, cookie: page.cookie, origin: 'https://evil.example' },
+        }),
+        await publicCall(s, 'POST', `${page.path}/pay`, {
+          body,
+          headers: { 'x-checkout-token': `${page.token}x`, cookie: `${page.cookie}x` },
+        }),
       ];
       for (const r of tries) {
         expect(r.status, r.text).toBe(403);

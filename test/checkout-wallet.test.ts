@@ -14,7 +14,10 @@ describe(`hosted checkout (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', { key: key ?? s.merchant.keys.test_secret, body: { amount: '1500.00', currency: 'KES', ...body } });
+    const r = await s.call('test', 'POST', '/payment-intents', {
+      key: key ?? s.merchant.keys.test_secret,
+      body: { amount: '1500.00', currency: 'KES', ...body },
+    });
     expect(r.status, r.text).toBe(201);
     return r.json;
   }
@@ -87,7 +90,20 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(list.json.object).toBe('list');
       expect(list.json.data.map((d: any) => d.id).sort()).toEqual([...unmatchedIds].sort());
       for (const d of list.json.data) {
-        expect(Object.keys(d).sort()).toEqual(['address', 'amount', 'asset', 'created_at', 'id', 'livemode', 'network', 'object', 'payment_intent', 'reason', 'status', 'tx_hash']);
+        expect(Object.keys(d).sort()).toEqual([
+          'address',
+          'amount',
+          'asset',
+          'created_at',
+          'id',
+          'livemode',
+          'network',
+          'object',
+          'payment_intent',
+          'reason',
+          'status',
+          'tx_hash',
+        ]);
         expect(d.status).toBe('unmatched');
         expect(d.id).toMatch(/^wd_/);
       }
@@ -111,8 +127,18 @@ describe(`hosted checkout (${ENGINE})`, () => {
       // The database refuses a second open allocation of one amount outright.
       const db = s.running.database.db;
       const smallest = [...amounts].sort((x, y) => Number(x) - Number(y))[0]!;
-      const taken = await db.selectFrom('wallet_allocations').selectAll().where('amount', '=', smallest).where('state', '=', 'open').executeTakeFirstOrThrow();
-      await expect(db.insertInto('wallet_allocations').values({ ...taken, id: 'wa_duplicate', payment_intent_id: intents[1].id }).execute()).rejects.toThrow();
+      const taken = await db
+        .selectFrom('wallet_allocations')
+        .selectAll()
+        .where('amount', '=', smallest)
+        .where('state', '=', 'open')
+        .executeTakeFirstOrThrow();
+      await expect(
+        db
+          .insertInto('wallet_allocations')
+          .values({ ...taken, id: 'wa_duplicate', payment_intent_id: intents[1].id })
+          .execute(),
+      ).rejects.toThrow();
       // Once its intent is no longer open, its amount (the smallest tag) is the next one allocated.
       const cancelled = await s.sandbox('POST', `/payment-intents/${taken.payment_intent_id}/cancel`);
       expect(cancelled.status).toBe(200);

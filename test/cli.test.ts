@@ -16,7 +16,6 @@ describe(`cowrie command line (${ENGINE})`, () => {
 
   const { cli, ok, fails } = cliRunner(() => database, printedKeys);
 
-
   const createMerchant = (name: string, verified = false) =>
     ok<CreatedJson>('merchants', 'create', '--name', name, ...(verified ? ['--verified'] : []), '--json');
 
@@ -133,7 +132,13 @@ describe(`cowrie command line (${ENGINE})`, () => {
       const m = await createMerchant('To verify');
       expect((await fails('keys', 'create', '--merchant', m.merchant.id, '--env', 'live', '--json')).code).toBe('parameter_invalid');
       const out = await ok<MerchantJson>('merchants', 'verify', m.merchant.id, '--json');
-      expect(out.merchant).toMatchObject({ id: m.merchant.id, object: 'merchant', name: 'To verify', kyb_status: 'verified', status: 'active' });
+      expect(out.merchant).toMatchObject({
+        id: m.merchant.id,
+        object: 'merchant',
+        name: 'To verify',
+        kyb_status: 'verified',
+        status: 'active',
+      });
       expect((await merchantRow(m.merchant.id)).kyb_status).toBe('verified');
       const key = await ok<KeyJson>('keys', 'create', '--merchant', m.merchant.id, '--env', 'live', '--json');
       expect(key.key).toMatch(/^cwk_live_sk_/);
@@ -149,7 +154,16 @@ describe(`cowrie command line (${ENGINE})`, () => {
     it('sets the three caps as decimal strings', async () => {
       const m = await createMerchant('Limited');
       const out = await ok<MerchantJson>(
-        'merchants', 'limits', m.merchant.id, '--per-payment', '100', '--daily', '1000', '--monthly', '10000', '--json',
+        'merchants',
+        'limits',
+        m.merchant.id,
+        '--per-payment',
+        '100',
+        '--daily',
+        '1000',
+        '--monthly',
+        '10000',
+        '--json',
       );
       expect(out.merchant.id).toBe(m.merchant.id);
       expect(out.merchant.limits).toStrictEqual({ per_payment: '100', daily: '1000', monthly: '10000' });
@@ -188,8 +202,17 @@ describe(`cowrie command line (${ENGINE})`, () => {
       const m = await createMerchant('Restricted');
       const before = Date.now();
       const key = await ok<KeyJson>(
-        'keys', 'create', '--merchant', m.merchant.id, '--env', 'test', '--type', 'restricted',
-        '--scopes', 'customers:read,payment:links:read', '--json',
+        'keys',
+        'create',
+        '--merchant',
+        m.merchant.id,
+        '--env',
+        'test',
+        '--type',
+        'restricted',
+        '--scopes',
+        'customers:read,payment:links:read',
+        '--json',
       );
       expect(key).toMatchObject({
         id: expect.stringMatching(/^key_[0-9A-Za-z]+$/),
@@ -217,7 +240,17 @@ describe(`cowrie command line (${ENGINE})`, () => {
       const secret = await ok<KeyJson>('keys', 'create', '--merchant', m.merchant.id, '--env', 'test', '--type', 'secret', '--json');
       expect(secret.key).toMatch(/^cwk_test_sk_[0-9A-Za-z]{32,}$/);
       expect((await authenticateKey(check.db, systemClock, secret.key))?.type).toBe('secret');
-      const publishable = await ok<KeyJson>('keys', 'create', '--merchant', m.merchant.id, '--env', 'test', '--type', 'publishable', '--json');
+      const publishable = await ok<KeyJson>(
+        'keys',
+        'create',
+        '--merchant',
+        m.merchant.id,
+        '--env',
+        'test',
+        '--type',
+        'publishable',
+        '--json',
+      );
       expect(publishable.key).toMatch(/^cwk_test_pk_[0-9A-Za-z]{32,}$/);
       expect(publishable.scopes).toEqual([]);
       expect(await authenticateKey(check.db, systemClock, publishable.key)).toMatchObject({ type: 'publishable', scopes: [] });
@@ -227,7 +260,15 @@ describe(`cowrie command line (${ENGINE})`, () => {
     it('creates a live key with an IP allowlist for a verified merchant', async () => {
       const m = await createMerchant('Allowlisted', true);
       const key = await ok<KeyJson>(
-        'keys', 'create', '--merchant', m.merchant.id, '--env', 'live', '--allow-ip', '10.0.0.0/8,192.168.1.5', '--json',
+        'keys',
+        'create',
+        '--merchant',
+        m.merchant.id,
+        '--env',
+        'live',
+        '--allow-ip',
+        '10.0.0.0/8,192.168.1.5',
+        '--json',
       );
       expect(key.key).toMatch(/^cwk_live_sk_[0-9A-Za-z]{32,}$/);
       expect(key).toMatchObject({ environment: 'live', type: 'secret', allowed_ips: ['10.0.0.0/8', '192.168.1.5'] });
@@ -286,7 +327,17 @@ describe(`cowrie command line (${ENGINE})`, () => {
     it('issues a replacement with the same powers; the old key works for the grace period only', async () => {
       const m = await createMerchant('Rotating');
       const old = await ok<KeyJson>(
-        'keys', 'create', '--merchant', m.merchant.id, '--env', 'test', '--type', 'restricted', '--scopes', 'payment:links:write,customers:read', '--json',
+        'keys',
+        'create',
+        '--merchant',
+        m.merchant.id,
+        '--env',
+        'test',
+        '--type',
+        'restricted',
+        '--scopes',
+        'payment:links:write,customers:read',
+        '--json',
       );
       const before = Date.now();
       const r = await ok<RotateJson>('keys', 'rotate', old.id, '--expires-in-hours', '2', '--json');
@@ -330,7 +381,10 @@ describe(`cowrie command line (${ENGINE})`, () => {
 
       const again = await ok<RotateJson>('keys', 'rotate', r.new_key.id, '--expires-in-hours', '0', '--json');
       expect(await authenticateKey(check.db, systemClock, r.new_key.key)).toBeNull();
-      expect(await authenticateKey(check.db, systemClock, again.new_key.key)).toMatchObject({ environment: 'live', allowedIps: ['10.0.0.0/8'] });
+      expect(await authenticateKey(check.db, systemClock, again.new_key.key)).toMatchObject({
+        environment: 'live',
+        allowedIps: ['10.0.0.0/8'],
+      });
     });
 
     it('rotating a key again never extends its grace period, and prints the expiry it really has', async () => {

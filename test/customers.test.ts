@@ -99,7 +99,15 @@ describe(`customers (${ENGINE})`, () => {
       const before = await customerCount();
       const r = await s.sandbox('POST', '/customers', { body: {} });
       expect(r.status, r.text).toBe(201);
-      expect(r.json).toMatchObject({ object: 'customer', email: null, phone: null, name: null, reference: null, metadata: {}, livemode: false });
+      expect(r.json).toMatchObject({
+        object: 'customer',
+        email: null,
+        phone: null,
+        name: null,
+        reference: null,
+        metadata: {},
+        livemode: false,
+      });
       expect(r.json.id).toMatch(/^cus_/);
       expectMeta(r, 'test');
       expect(await customerCount()).toBe(before + 1);
@@ -165,17 +173,14 @@ describe(`customers (${ENGINE})`, () => {
       expect(got.json.metadata).toEqual(metadata);
     });
 
-    it.each([
-      '+254712345678',
-      '0712345678',
-      '+1 (415) 555-0100',
-      '020 7946 0958',
-      '+44.20.7946.0958',
-    ])('accepts the phone number %j', async (phone) => {
-      const r = await s.sandbox('POST', '/customers', { body: { phone } });
-      expect(r.status, r.text).toBe(201);
-      expect(r.json.phone).toBe(phone);
-    });
+    it.each(['+254712345678', '0712345678', '+1 (415) 555-0100', '020 7946 0958', '+44.20.7946.0958'])(
+      'accepts the phone number %j',
+      async (phone) => {
+        const r = await s.sandbox('POST', '/customers', { body: { phone } });
+        expect(r.status, r.text).toBe(201);
+        expect(r.json.phone).toBe(phone);
+      },
+    );
   });
 
   describe('GET /customers/{id}', () => {
@@ -232,7 +237,12 @@ describe(`customers (${ENGINE})`, () => {
       const theirs = await s.call('test', 'POST', '/customers', { key: other.keys.test_secret, body: { name: 'Theirs' } });
       expect(mine.status).toBe(201);
       expect(theirs.status).toBe(201);
-      expectError(await s.call('test', 'GET', `/customers/${mine.json.id}`, { key: other.keys.test_secret }), 404, 'resource_missing', 'id');
+      expectError(
+        await s.call('test', 'GET', `/customers/${mine.json.id}`, { key: other.keys.test_secret }),
+        404,
+        'resource_missing',
+        'id',
+      );
       expectError(await s.sandbox('GET', `/customers/${theirs.json.id}`), 404, 'resource_missing', 'id');
       // and live: another merchant's live customer is invisible to our live key
       const theirsLive = await s.call('live', 'POST', '/customers', { key: other.keys.live_secret!, body: { name: 'Theirs live' } });
@@ -274,8 +284,18 @@ describe(`customers (${ENGINE})`, () => {
     });
 
     it('needs customers:write to create and customers:read to read: 403 insufficient_scope otherwise', async () => {
-      const reader = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['customers:read'] });
-      const writer = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['customers:write'] });
+      const reader = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['customers:read'],
+      });
+      const writer = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['customers:write'],
+      });
       const before = await customerCount();
       expectError(await s.call('test', 'POST', '/customers', { key: reader.key, body: { name: 'x' } }), 403, 'insufficient_scope', null);
       expect(await customerCount()).toBe(before);
@@ -316,12 +336,19 @@ describe(`customers (${ENGINE})`, () => {
       await expectInvalid({ email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` }, 'email');
     });
 
-    it.each(['abc', '12', '+', '', '+254-abc-123', '123456789012345678901234567890123456789012', '++254712345678', '0712345678\n', '07123 45678x'])(
-      'refuses the phone %j',
-      async (phone) => {
-        await expectInvalid({ phone }, 'phone');
-      },
-    );
+    it.each([
+      'abc',
+      '12',
+      '+',
+      '',
+      '+254-abc-123',
+      '123456789012345678901234567890123456789012',
+      '++254712345678',
+      '0712345678\n',
+      '07123 45678x',
+    ])('refuses the phone %j', async (phone) => {
+      await expectInvalid({ phone }, 'phone');
+    });
 
     it('refuses name and reference longer than 256 characters', async () => {
       await expectInvalid({ name: 'n'.repeat(257) }, 'name');

@@ -119,7 +119,15 @@ describe(`database layer (${ENGINE})`, () => {
     created_at: 0,
   });
   const countMerchants = async (...ids: string[]) =>
-    Number((await db.selectFrom('merchants').select((eb) => eb.fn.countAll().as('n')).where('id', 'in', ids).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom('merchants')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('id', 'in', ids)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
@@ -147,7 +155,9 @@ describe(`database layer (${ENGINE})`, () => {
 
     const results = await runAtomic(
       db,
-      new WriteBatch().add(insertStatement(db, 'merchants', [merchant(a)])).add(db.selectFrom('merchants').select('id').where('id', '=', a).compile()),
+      new WriteBatch()
+        .add(insertStatement(db, 'merchants', [merchant(a)]))
+        .add(db.selectFrom('merchants').select('id').where('id', '=', a).compile()),
     );
     expect(results).toHaveLength(2);
     expect(Number(results[0]!.numAffectedRows)).toBe(1);
@@ -182,22 +192,33 @@ describe(`database layer (${ENGINE})`, () => {
 
   it('20 concurrent read-then-write transactions lose no update', async () => {
     const id = newId('merchant');
-    await db.insertInto('merchants').values({ ...merchant(id), created_at: 0 }).execute();
+    await db
+      .insertInto('merchants')
+      .values({ ...merchant(id), created_at: 0 })
+      .execute();
     await Promise.all(
       Array.from({ length: 20 }, () =>
         db.transaction().execute(async (trx) => {
           const row = await forUpdate(trx, trx.selectFrom('merchants').select('created_at').where('id', '=', id)).executeTakeFirstOrThrow();
-          await trx.updateTable('merchants').set({ created_at: Number(row.created_at) + 1 }).where('id', '=', id).execute();
+          await trx
+            .updateTable('merchants')
+            .set({ created_at: Number(row.created_at) + 1 })
+            .where('id', '=', id)
+            .execute();
         }),
       ),
     );
-    expect(Number((await db.selectFrom('merchants').select('created_at').where('id', '=', id).executeTakeFirstOrThrow()).created_at)).toBe(20);
+    expect(Number((await db.selectFrom('merchants').select('created_at').where('id', '=', id).executeTakeFirstOrThrow()).created_at)).toBe(
+      20,
+    );
   });
 
   it('a statement that begins WITH but writes (WITH ... UPDATE), outside any transaction, writes', async () => {
     const id = newId('merchant');
     await db.insertInto('merchants').values(merchant(id)).execute();
-    await sql`with v(id, name) as (values (${id}, 'Renamed')) update merchants set name = v.name from v where merchants.id = v.id`.execute(db);
+    await sql`with v(id, name) as (values (${id}, 'Renamed')) update merchants set name = v.name from v where merchants.id = v.id`.execute(
+      db,
+    );
     expect((await db.selectFrom('merchants').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name).toBe('Renamed');
   });
 
@@ -210,7 +231,7 @@ describe(`database layer (${ENGINE})`, () => {
     await sql`drop table ${sql.table(table)}`.execute(db);
   });
 
-  it('statements of one shape are compiled once and bind each call\'s own values; a builder that looks at a value is never cached', async () => {
+  it("statements of one shape are compiled once and bind each call's own values; a builder that looks at a value is never cached", async () => {
     const one = [merchant(newId('merchant'))];
     const two = [merchant(newId('merchant')), merchant(newId('merchant'))];
     await db.executeQuery(insertStatement(db, 'merchants', one));
@@ -220,13 +241,19 @@ describe(`database layer (${ENGINE})`, () => {
     const shapes = preparedShapes();
     expect(shapes.cached.filter((k) => k.includes(':insert:merchants:'))).toHaveLength(2);
     // The cached text bound the third call's own row, not the first's.
-    expect(await db.selectFrom('merchants').select(['id', 'name']).where('id', '=', third.id).executeTakeFirst()).toEqual({ id: third.id, name: third.name });
+    expect(await db.selectFrom('merchants').select(['id', 'name']).where('id', '=', third.id).executeTakeFirst()).toEqual({
+      id: third.id,
+      name: third.name,
+    });
     expect(await countMerchants(one[0]!.id, third.id)).toBe(2);
 
     // The SQL depends on a value (another column for a merchant id than for any other text): the two compiles of the first call
     // disagree, the shape is refused for good, and every call still runs its own statement.
     const byId = prepared('test:value-dependent', (q, id: string) =>
-      q.selectFrom('merchants').select(id.startsWith('mer_') ? 'id' : 'name').where('id', '=', id),
+      q
+        .selectFrom('merchants')
+        .select(id.startsWith('mer_') ? 'id' : 'name')
+        .where('id', '=', id),
     );
     const id = newId('merchant');
     await db.insertInto('merchants').values(merchant(id)).execute();
@@ -235,9 +262,17 @@ describe(`database layer (${ENGINE})`, () => {
     expect(preparedShapes().uncachable.some((k) => k.includes(':test:value-dependent:'))).toBe(true);
   });
 
-  it.runIf(ENGINE === 'postgres')('a fixed pool opens all its connections at fill, and a command\'s pool only those it uses', async () => {
+  it.runIf(ENGINE === 'postgres')("a fixed pool opens all its connections at fill, and a command's pool only those it uses", async () => {
     const sessions = async (probe: Database) =>
-      Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`.execute(probe.db)).rows[0]!.n);
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend'`.execute(
+            probe.db,
+          )
+        ).rows[0]!.n,
+      );
     const fixed = openDatabase(tdb.url, { poolSize: 4, fixedPool: true });
     const onDemand = openDatabase(tdb.url, { poolSize: 4 });
     try {

@@ -145,7 +145,7 @@ describe(`environments (${ENGINE})`, () => {
       expectError(await s.sandbox('GET', `/customers/${theirs.json.id}`), 404, 'resource_missing', 'id');
     });
 
-    it('a key on the other environment\'s address: 400 environment_mismatch, nothing written', async () => {
+    it("a key on the other environment's address: 400 environment_mismatch, nothing written", async () => {
       const before = await countWhere(s.merchant.merchant.id);
       const a = await s.call('live', 'POST', '/customers', { key: s.merchant.keys.test_secret, body: { name: 'wrong door' } });
       expectError(a, 400, 'environment_mismatch', null);
@@ -158,7 +158,12 @@ describe(`environments (${ENGINE})`, () => {
       expect(b.json.livemode).toBe(false);
       expect(await countWhere(s.merchant.merchant.id)).toBe(before);
       // reads too
-      expectError(await s.call('live', 'GET', `/customers/${sandboxCus}`, { key: s.merchant.keys.test_secret }), 400, 'environment_mismatch', null);
+      expectError(
+        await s.call('live', 'GET', `/customers/${sandboxCus}`, { key: s.merchant.keys.test_secret }),
+        400,
+        'environment_mismatch',
+        null,
+      );
       expectError(await s.call('test', 'GET', '/customers', { key: s.merchant.keys.live_secret! }), 400, 'environment_mismatch', null);
     });
 
@@ -230,7 +235,10 @@ describe(`environments (${ENGINE})`, () => {
       expect(v.json.request_id).toBe(v.headers['service-request-id']);
 
       const before = await sharedCount('live');
-      const c = await viaHost(p, liveHost, 'POST', '/customers', { key: shared.merchant.keys.live_secret!, body: { name: 'Live via host' } });
+      const c = await viaHost(p, liveHost, 'POST', '/customers', {
+        key: shared.merchant.keys.live_secret!,
+        body: { name: 'Live via host' },
+      });
       expect(c.status, c.text).toBe(201);
       expect(c.json.livemode).toBe(true);
       expect(c.json.environment).toBe('live');
@@ -240,7 +248,10 @@ describe(`environments (${ENGINE})`, () => {
 
     it('a sandbox key works on the sandbox host: environment test', async () => {
       const before = await sharedCount('test');
-      const c = await viaHost(p, sandboxHost, 'POST', '/customers', { key: shared.merchant.keys.test_secret, body: { name: 'Sandbox via host' } });
+      const c = await viaHost(p, sandboxHost, 'POST', '/customers', {
+        key: shared.merchant.keys.test_secret,
+        body: { name: 'Sandbox via host' },
+      });
       expect(c.status, c.text).toBe(201);
       expect(c.json.livemode).toBe(false);
       expect(c.json.environment).toBe('test');
@@ -321,7 +332,13 @@ describe(`environments (${ENGINE})`, () => {
     });
 
     it('an unknown Host is never live: a live key is refused there', async () => {
-      for (const host of [`127.0.0.1:${p}`, `evil.test:${p}`, 'live.test', `live.test:${p + 1 > 65535 ? p - 1 : p + 1}`, `live.test.evil:${p}`]) {
+      for (const host of [
+        `127.0.0.1:${p}`,
+        `evil.test:${p}`,
+        'live.test',
+        `live.test:${p + 1 > 65535 ? p - 1 : p + 1}`,
+        `live.test.evil:${p}`,
+      ]) {
         const before = await sharedCount('live');
         const r = await viaHost(p, host, 'POST', '/customers', { key: shared.merchant.keys.live_secret!, body: { name: 'x' } });
         expectError(r, 400, 'environment_mismatch', null);

@@ -135,7 +135,10 @@ describe(`errors and response metadata (${ENGINE})`, () => {
       const r = await s.sandbox('GET', '/v1/auth/verify', { headers: { 'service-version': '2026-06-01' } });
       expect(r.status, r.text).toBe(200);
       expect(r.headers.get('service-version')).toBe('2026-06-01');
-      const created = await s.sandbox('POST', '/v1/customers', { body: { name: 'Versioned' }, headers: { 'Service-Version': '2026-06-01' } });
+      const created = await s.sandbox('POST', '/v1/customers', {
+        body: { name: 'Versioned' },
+        headers: { 'Service-Version': '2026-06-01' },
+      });
       expect(created.status, created.text).toBe(201);
     });
 
@@ -150,19 +153,32 @@ describe(`errors and response metadata (${ENGINE})`, () => {
       expectEnvelope(r, 400, 'api_version_invalid', 'test');
       const list = await s.sandbox('GET', '/v1/customers?limit=100');
       expect(list.json.data.map((c: { reference: string | null }) => c.reference)).not.toContain(reference);
-      const live = await s.call('live', 'GET', '/v1/auth/verify', { key: s.merchant.keys.live_secret!, headers: { 'service-version': '1' } });
+      const live = await s.call('live', 'GET', '/v1/auth/verify', {
+        key: s.merchant.keys.live_secret!,
+        headers: { 'service-version': '1' },
+      });
       expectEnvelope(live, 400, 'api_version_invalid', 'live');
     });
   });
 
   describe('every response carries Service-Request-Id and Service-Version', () => {
     it('successes, every kind of error, docs pages and the OpenAPI document', async () => {
-      const restricted = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['customers:read'] });
+      const restricted = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['customers:read'],
+      });
       const testKey = s.merchant.keys.test_secret;
       const cases: Array<{ label: string; env: Env; res: Promise<ApiResponse>; status: number; code?: keyof typeof ERROR_CODES }> = [
         { label: 'verify', env: 'test', res: s.sandbox('GET', '/v1/auth/verify'), status: 200 },
         { label: 'create', env: 'test', res: s.sandbox('POST', '/v1/customers', { body: { name: 'Meta' } }), status: 201 },
-        { label: 'list live', env: 'live', res: s.call('live', 'GET', '/v1/customers', { key: s.merchant.keys.live_secret! }), status: 200 },
+        {
+          label: 'list live',
+          env: 'live',
+          res: s.call('live', 'GET', '/v1/customers', { key: s.merchant.keys.live_secret! }),
+          status: 200,
+        },
         { label: 'HEAD', env: 'test', res: s.sandbox('HEAD', '/v1/customers'), status: 200 },
         {
           label: 'invalid',

@@ -135,7 +135,12 @@ describe(`event feed (${ENGINE})`, () => {
     writing = false;
     await reader;
     const db = s.running.database.db;
-    const all = await db.selectFrom('events').select('id').where('merchant_id', '=', m.merchant.id).where('environment', '=', 'test').execute();
+    const all = await db
+      .selectFrom('events')
+      .select('id')
+      .where('merchant_id', '=', m.merchant.id)
+      .where('environment', '=', 'test')
+      .execute();
     expect(all.length).toBe(1 + 60 + 20);
     expect(new Set(seen).size).toBe(seen.length);
     expect(new Set(seen)).toEqual(new Set(all.map((e) => e.id).filter((id) => id !== start)));
@@ -154,7 +159,13 @@ describe(`event feed (${ENGINE})`, () => {
           await trx.selectFrom('events').select('id').limit(1).execute();
           await begun();
         }
-        const e = await recordEvent(trx, { merchantId, environment: 'test', type: 'payment_intent.created', data: { slow: true }, at: Date.now() });
+        const e = await recordEvent(trx, {
+          merchantId,
+          environment: 'test',
+          type: 'payment_intent.created',
+          data: { slow: true },
+          at: Date.now(),
+        });
         recorded(e.id);
         await released;
       });
@@ -242,7 +253,10 @@ describe(`event feed (${ENGINE})`, () => {
       // A direct admin connection confirms what committed.
       const client = new pg.Client({ connectionString: s.config.databaseUrl });
       await client.connect();
-      const { rows } = await client.query<{ id: string }>('select id from events where merchant_id = $1 and id <> $2', [m.merchant.id, start]);
+      const { rows } = await client.query<{ id: string }>('select id from events where merchant_id = $1 and id <> $2', [
+        m.merchant.id,
+        start,
+      ]);
       await client.end();
       expect(rows).toHaveLength(36);
       expect(seen).toHaveLength(36);

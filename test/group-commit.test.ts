@@ -24,7 +24,9 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     const endpoint = await s.sandbox('POST', '/webhook_endpoints', { body: { url: rx.url, events: ['payment_intent.created'] } });
     expect(endpoint.status).toBe(201);
     const created = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => s.sandbox('POST', '/payment-intents', { body: { amount: `${100 + i}.00`, currency: 'KES', merchant_reference: `ref-${i}` } })),
+      Array.from({ length: 40 }, (_, i) =>
+        s.sandbox('POST', '/payment-intents', { body: { amount: `${100 + i}.00`, currency: 'KES', merchant_reference: `ref-${i}` } }),
+      ),
     );
     expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
     const ids = created.map((r) => r.json.id as string);
@@ -33,7 +35,11 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     created.forEach((r, i) => expect([r.json.amount, r.json.merchant_reference]).toEqual([`${100 + i}.00`, `ref-${i}`]));
 
     const db = s.running.database.db;
-    const events = await db.selectFrom('events').select(['id', 'payment_intent_id', 'type', 'payload']).where('payment_intent_id', 'in', ids).execute();
+    const events = await db
+      .selectFrom('events')
+      .select(['id', 'payment_intent_id', 'type', 'payload'])
+      .where('payment_intent_id', 'in', ids)
+      .execute();
     expect(events).toHaveLength(40);
     expect(events.every((e) => e.type === 'payment_intent.created')).toBe(true);
     expect(new Set(events.map((e) => e.payment_intent_id)).size).toBe(40);
@@ -46,7 +52,11 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     const deliveries = await db
       .selectFrom('webhook_deliveries')
       .select(['id', 'event_id', 'endpoint_id'])
-      .where('event_id', 'in', events.map((e) => e.id))
+      .where(
+        'event_id',
+        'in',
+        events.map((e) => e.id),
+      )
       .execute();
     expect(deliveries).toHaveLength(40);
     expect(deliveries.every((d) => d.endpoint_id === endpoint.json.id && /^whd_[0-9A-Za-z]{24}$/.test(d.id))).toBe(true);
@@ -59,7 +69,11 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     const create = intents.insert;
     const make = (reference: string): NewIntent => {
       const scope = { merchantId: s.merchant.merchant.id, environment: 'test' as const };
-      const built = intents.prepare(scope, s.running.clock.nowMs(), { amount: '10.00', currency: 'KES', merchant_reference: reference }).row;
+      const built = intents.prepare(scope, s.running.clock.nowMs(), {
+        amount: '10.00',
+        currency: 'KES',
+        merchant_reference: reference,
+      }).row;
       // A known id, so that the same intent can be offered twice.
       const row = { ...built, id: `pi_${reference.padEnd(24, '0')}` };
       return { row, view: intents.view(row) };
@@ -73,7 +87,11 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     expect(dup.status).toBe('rejected');
     expect(isUniqueViolation((dup as PromiseRejectedResult).reason)).toBe(true);
     const db = s.running.database.db;
-    const rows = await db.selectFrom('payment_intents').select('merchant_reference').where('merchant_reference', 'in', ['groupA', 'groupB', 'groupC']).execute();
+    const rows = await db
+      .selectFrom('payment_intents')
+      .select('merchant_reference')
+      .where('merchant_reference', 'in', ['groupA', 'groupB', 'groupC'])
+      .execute();
     expect(rows.map((r) => r.merchant_reference).sort()).toEqual(['groupA', 'groupB', 'groupC']);
     const events = await db
       .selectFrom('events')

@@ -27,8 +27,7 @@ describe(`idempotency retention (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  const post = (key: string, body: unknown, path = '/customers') =>
-    s.sandbox('POST', path, { body, headers: { 'idempotency-key': key } });
+  const post = (key: string, body: unknown, path = '/customers') => s.sandbox('POST', path, { body, headers: { 'idempotency-key': key } });
 
   it('replays at 23h59m and runs again (a new record) after 24h', async () => {
     const key = newKey('retention');

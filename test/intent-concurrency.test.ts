@@ -23,7 +23,10 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
     return r.json;
   }
   const simulate = (id: string, outcome: string, payment_method = 'mpesa', amount?: string, key = s.merchant.keys.test_secret) =>
-    s.call('test', 'POST', `/sandbox/payment-intents/${id}/simulate`, { key, body: { outcome, payment_method, ...(amount ? { amount } : {}) } });
+    s.call('test', 'POST', `/sandbox/payment-intents/${id}/simulate`, {
+      key,
+      body: { outcome, payment_method, ...(amount ? { amount } : {}) },
+    });
   const cancel = (id: string, key = s.merchant.keys.test_secret) => s.call('test', 'POST', `/payment-intents/${id}/cancel`, { key });
 
   async function types(id: string): Promise<string[]> {
@@ -102,7 +105,11 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
     const row = await db().selectFrom('payment_intents').selectAll().where('id', '=', pi.id).executeTakeFirstOrThrow();
     expect(row.status).toBe('paid');
     expect(row.amount_received).toBe(pi.pay_amount);
-    const attempts = await db().selectFrom('payment_attempts').select(['outcome', 'counts_to_caps']).where('payment_intent_id', '=', pi.id).execute();
+    const attempts = await db()
+      .selectFrom('payment_attempts')
+      .select(['outcome', 'counts_to_caps'])
+      .where('payment_intent_id', '=', pi.id)
+      .execute();
     expect(attempts.filter((a) => a.outcome === 'success')).toHaveLength(1);
     expect(attempts.filter((a) => a.outcome === 'duplicate')).toHaveLength(N - 1);
   });
@@ -163,7 +170,11 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
     const key = `concurrent-${Date.now()}`;
     const results = await Promise.all(
       Array.from({ length: N }, () =>
-        s.call('test', 'POST', '/payment-intents', { key: m.keys.test_secret, body: { amount: '10', currency: 'USD' }, headers: { 'idempotency-key': key } }),
+        s.call('test', 'POST', '/payment-intents', {
+          key: m.keys.test_secret,
+          body: { amount: '10', currency: 'USD' },
+          headers: { 'idempotency-key': key },
+        }),
       ),
     );
     for (const r of results) expect([201, 409], r.text).toContain(r.status);

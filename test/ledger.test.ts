@@ -17,7 +17,15 @@ describe(`ledger (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   const db = () => s.running.database.db;
-  const entryCount = async () => Number((await db().selectFrom('ledger_entries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const entryCount = async () =>
+    Number(
+      (
+        await db()
+          .selectFrom('ledger_entries')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function legsOf(intentId: string) {
     const rows = await db().selectFrom('ledger_entries').selectAll().where('payment_intent_id', '=', intentId).orderBy('seq').execute();
@@ -26,22 +34,54 @@ describe(`ledger (${ENGINE})`, () => {
 
   it('refuses a movement that does not balance, writing nothing', async () => {
     const before = await entryCount();
-    const base = { merchantId: s.merchant.merchant.id, environment: 'test' as const, asset: 'USDT' as const, kind: 'payment' as const, at: Date.now() };
+    const base = {
+      merchantId: s.merchant.merchant.id,
+      environment: 'test' as const,
+      asset: 'USDT' as const,
+      kind: 'payment' as const,
+      at: Date.now(),
+    };
     await expect(
-      postMovement(db(), { ...base, legs: [{ account: ACCOUNTS.world, amount: new Decimal('-1') }, { account: ACCOUNTS.available, amount: new Decimal('0.999999') }] }),
+      postMovement(db(), {
+        ...base,
+        legs: [
+          { account: ACCOUNTS.world, amount: new Decimal('-1') },
+          { account: ACCOUNTS.available, amount: new Decimal('0.999999') },
+        ],
+      }),
     ).rejects.toBeInstanceOf(UnbalancedMovement);
-    await expect(postMovement(db(), { ...base, legs: [{ account: ACCOUNTS.available, amount: new Decimal(0) }] })).rejects.toBeInstanceOf(UnbalancedMovement);
+    await expect(postMovement(db(), { ...base, legs: [{ account: ACCOUNTS.available, amount: new Decimal(0) }] })).rejects.toBeInstanceOf(
+      UnbalancedMovement,
+    );
     expect(await entryCount()).toBe(before);
   });
 
   it('catches a corrupted ledger: the invariant helper fails on a stray leg or a record it disagrees with', async () => {
-    const stray = { merchant_id: s.merchant.merchant.id, environment: 'test' as const, asset: 'USDT', kind: 'payment', payment_intent_id: null, settlement_id: null, refund_id: null, created_at: Date.now() };
-    await db().insertInto('ledger_entries').values({ ...stray, movement_id: 'lmv_stray', account: ACCOUNTS.available, amount: '1.000000' }).execute();
+    const stray = {
+      merchant_id: s.merchant.merchant.id,
+      environment: 'test' as const,
+      asset: 'USDT',
+      kind: 'payment',
+      payment_intent_id: null,
+      settlement_id: null,
+      refund_id: null,
+      created_at: Date.now(),
+    };
+    await db()
+      .insertInto('ledger_entries')
+      .values({ ...stray, movement_id: 'lmv_stray', account: ACCOUNTS.available, amount: '1.000000' })
+      .execute();
     await expect(expectLedgerInvariant(db())).rejects.toThrow(/sums to/);
     await db().deleteFrom('ledger_entries').where('movement_id', '=', 'lmv_stray').execute();
 
     // balanced, but pending money that no pending settlement stands for
-    await transfer(db(), { merchantId: s.merchant.merchant.id, environment: 'test', asset: 'USDT', kind: 'payment', at: Date.now() }, ACCOUNTS.world, ACCOUNTS.pending, new Decimal(2));
+    await transfer(
+      db(),
+      { merchantId: s.merchant.merchant.id, environment: 'test', asset: 'USDT', kind: 'payment', at: Date.now() },
+      ACCOUNTS.world,
+      ACCOUNTS.pending,
+      new Decimal(2),
+    );
     await expect(expectLedgerInvariant(db())).rejects.toThrow(/merchant_pending/);
     await db().deleteFrom('ledger_entries').where('kind', '=', 'payment').where('payment_intent_id', 'is', null).execute();
   });
@@ -75,7 +115,10 @@ describe(`ledger (${ENGINE})`, () => {
     await setMerchantLimits(db(), m.merchant.id, { perPayment: '1' });
     const intent = await newIntent(s, {}, 'test', key);
     const before = await entryCount();
-    const declined = await s.call('test', 'POST', `/sandbox/payment-intents/${intent.id}/simulate`, { key, body: { outcome: 'success', payment_method: 'card' } });
+    const declined = await s.call('test', 'POST', `/sandbox/payment-intents/${intent.id}/simulate`, {
+      key,
+      body: { outcome: 'success', payment_method: 'card' },
+    });
     expect(declined.status).toBe(402);
     const refused = await s.call('test', 'POST', '/refunds', { key, body: { payment_intent: intent.id } });
     expect(refused.status).toBe(409);
@@ -93,8 +136,18 @@ describe(`ledger (${ENGINE})`, () => {
     const c = await paidSandboxIntent(s, 'card', { amount: '10.00', currency: 'USD', settlement_currency: 'SOL' }, key);
     expect((await s.call('test', 'POST', '/refunds', { key, body: { payment_intent: c.id } })).status).toBe(201);
     await simulate(s, c.id, 'duplicate', 'card', undefined, key);
-    const kinds = new Set((await db().selectFrom('ledger_entries').select('kind').where('merchant_id', '=', m.merchant.id).execute()).map((r) => r.kind));
-    expect([...kinds].sort()).toEqual(['dispute_freeze', 'duplicate_payment', 'overpayment_surplus', 'payment', 'refund', 'refund_reserve', 'settlement_released_for_refund']);
+    const kinds = new Set(
+      (await db().selectFrom('ledger_entries').select('kind').where('merchant_id', '=', m.merchant.id).execute()).map((r) => r.kind),
+    );
+    expect([...kinds].sort()).toEqual([
+      'dispute_freeze',
+      'duplicate_payment',
+      'overpayment_surplus',
+      'payment',
+      'refund',
+      'refund_reserve',
+      'settlement_released_for_refund',
+    ]);
     const bal = await s.call('test', 'GET', '/balances', { key });
     expect(bal.json.data.map((e: any) => e.asset)).toEqual(['ETH', 'SOL', 'USDC']);
     expect(bal.json.data[0]).toMatchObject({ available: '0.000000000000000000', on_hold: b.pay_amount });

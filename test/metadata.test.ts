@@ -41,8 +41,7 @@ describe(`metadata (${ENGINE})`, () => {
     await rx?.close();
   });
 
-  const post = (path: string, text: string) =>
-    s.sandbox('POST', path, { raw: text, headers: { 'content-type': 'application/json' } });
+  const post = (path: string, text: string) => s.sandbox('POST', path, { raw: text, headers: { 'content-type': 'application/json' } });
 
   async function count(table: Resource['table']): Promise<number> {
     const row = await s.running.database.db
@@ -62,7 +61,11 @@ describe(`metadata (${ENGINE})`, () => {
         const got = await s.sandbox('GET', `${res.path}/${created.json.id}`);
         expect(got.status).toBe(200);
         expect(got.text).toContain(`"metadata":${META}`);
-        const row = await s.running.database.db.selectFrom(res.table).select('metadata').where('id', '=', created.json.id).executeTakeFirstOrThrow();
+        const row = await s.running.database.db
+          .selectFrom(res.table)
+          .select('metadata')
+          .where('id', '=', created.json.id)
+          .executeTakeFirstOrThrow();
         expect(row.metadata).toBe(META);
         if (res.table !== 'payment_links') {
           const list = await s.sandbox('GET', `${res.path}?limit=1`);
@@ -149,12 +152,14 @@ describe(`metadata (${ENGINE})`, () => {
     expect(event.text).toContain(`"metadata":${META}`);
     expect(event.json.data.id).toBe(created.json.id);
 
-    const paid = await s.sandbox('POST', `/sandbox/payment-intents/${created.json.id}/simulate`, { body: { outcome: 'success', payment_method: 'card' } });
+    const paid = await s.sandbox('POST', `/sandbox/payment-intents/${created.json.id}/simulate`, {
+      body: { outcome: 'success', payment_method: 'card' },
+    });
     expect(paid.status, paid.text).toBe(200);
     expect(paid.text).toContain(`"metadata":${META}`);
   });
 
-  it('an intent minted by a payment link carries the link\'s metadata', async () => {
+  it("an intent minted by a payment link carries the link's metadata", async () => {
     const link = await post('/payment-links', `{"title":"Tea","currency":"KES","amount":"150.00","metadata":${META}}`);
     expect(link.status, link.text).toBe(201);
     const opened = await fetch(s.url('test', `/pay/${link.json.id}`), { redirect: 'manual' });

@@ -150,7 +150,9 @@ describe(`migrations (${ENGINE})`, () => {
     it('enforces the unique key hash', async () => {
       await withDatabase(url, async (d) => {
         const now = Date.now();
-        await d.db.insertInto('merchants').values({
+        await d.db
+          .insertInto('merchants')
+          .values({
             id: 'mer_u',
             name: 'U',
             kyb_status: 'pending',
@@ -159,8 +161,12 @@ describe(`migrations (${ENGINE})`, () => {
             limit_daily: null,
             limit_monthly: null,
             created_at: now,
-          }).execute();
-        await d.db.insertInto('apps').values({ id: 'app_u', merchant_id: 'mer_u', name: 'Default app', is_default: 1, created_at: now }).execute();
+          })
+          .execute();
+        await d.db
+          .insertInto('apps')
+          .values({ id: 'app_u', merchant_id: 'mer_u', name: 'Default app', is_default: 1, created_at: now })
+          .execute();
         const row = {
           merchant_id: 'mer_u',
           app_id: 'app_u',
@@ -175,8 +181,16 @@ describe(`migrations (${ENGINE})`, () => {
           revoked_at: null,
           replaced_by: null,
         };
-        await d.db.insertInto('api_keys').values({ id: 'key_u1', ...row }).execute();
-        await expect(d.db.insertInto('api_keys').values({ id: 'key_u2', ...row }).execute()).rejects.toThrow();
+        await d.db
+          .insertInto('api_keys')
+          .values({ id: 'key_u1', ...row })
+          .execute();
+        await expect(
+          d.db
+            .insertInto('api_keys')
+            .values({ id: 'key_u2', ...row })
+            .execute(),
+        ).rejects.toThrow();
       });
     });
   });

@@ -261,7 +261,10 @@ describe(`OpenAPI document and docs pages (${ENGINE})`, () => {
       // GETs do not.
       for (const { path, method, op } of operations(doc).filter((o) => o.method === 'get')) {
         const params = ((op['parameters'] ?? []) as Json[]).map((p) => deref(doc, p));
-        expect(params.some((p) => String(p['name']).toLowerCase() === 'idempotency-key'), `${method} ${path}`).toBe(false);
+        expect(
+          params.some((p) => String(p['name']).toLowerCase() === 'idempotency-key'),
+          `${method} ${path}`,
+        ).toBe(false);
       }
     });
 

@@ -108,7 +108,8 @@ describe(`pagination (${ENGINE})`, () => {
     }
     recs.push(...viaApi);
     // Three more in the very millisecond of the third API-created one.
-    for (let i = 0; i < 3; i++) recs.push({ id: await insertRow(me, 'test', viaApi[2]!.created_at, `tie api ${i}`), created_at: viaApi[2]!.created_at });
+    for (let i = 0; i < 3; i++)
+      recs.push({ id: await insertRow(me, 'test', viaApi[2]!.created_at, `tie api ${i}`), created_at: viaApi[2]!.created_at });
     // Seventeen older ones in groups sharing a millisecond: 4, 1, 5, 1 and 6 rows.
     const groups: Array<[number, number]> = [
       [base + 4, 4],
@@ -203,10 +204,17 @@ describe(`pagination (${ENGINE})`, () => {
 
   it('starting_after of an unknown id: 400 parameter_invalid, param starting_after', async () => {
     // A real id in the wrong case names no record: ids are compared exactly.
-    const swapped = expected[0]!.id.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).replace(/^CUS_/, 'cus_');
+    const swapped = expected[0]!.id
+      .replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()))
+      .replace(/^CUS_/, 'cus_');
     expect(swapped).not.toBe(expected[0]!.id);
     for (const id of ['cus_000000000000000000000000', 'cus_nope', 'nope', swapped, `${expected[0]!.id} `]) {
-      expectError(await s.sandbox('GET', `/customers?starting_after=${encodeURIComponent(id)}`), 400, 'parameter_invalid', 'starting_after');
+      expectError(
+        await s.sandbox('GET', `/customers?starting_after=${encodeURIComponent(id)}`),
+        400,
+        'parameter_invalid',
+        'starting_after',
+      );
     }
   });
 
@@ -228,7 +236,7 @@ describe(`pagination (${ENGINE})`, () => {
     expect(r.json.environment).toBe('live');
   });
 
-  it("the other lists hold only their own records, in the same order rule", async () => {
+  it('the other lists hold only their own records, in the same order rule', async () => {
     const live = await walk(4, s.merchant.keys.live_secret!, 'live');
     const liveAll = live.flatMap((p) => p.ids);
     expect([...liveAll].sort()).toEqual([...liveIds].sort());

@@ -1,10 +1,23 @@
 // Creating payment intents (spec 2.1, 4.3, 8; DECISIONS "Amounts and currencies", "Payment intents";
 // api-reference "Payment intents"): the embedded quote, methods by currency, validation, idempotent create.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { } from '../src/modules/merchants/index.js';
+import {} from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { D, SANDBOX_ORIGIN, LIVE_ORIGIN, URL_ENV, RESPONSE_KEYS, FIAT_DECIMALS, ASSET_DECIMALS, ISO_RE, expectedMethods, up, record, helpers } from './helpers/payment-intents.js';
+import {
+  D,
+  SANDBOX_ORIGIN,
+  LIVE_ORIGIN,
+  URL_ENV,
+  RESPONSE_KEYS,
+  FIAT_DECIMALS,
+  ASSET_DECIMALS,
+  ISO_RE,
+  expectedMethods,
+  up,
+  record,
+  helpers,
+} from './helpers/payment-intents.js';
 
 describe(`payment intents (${ENGINE})`, () => {
   let s: TestServer;
@@ -108,7 +121,13 @@ describe(`payment intents (${ENGINE})`, () => {
       const events = await h.events(pi.id);
       expect(events.map((e) => e.type)).toEqual(['payment_intent.created']);
       const ev = events[0]!;
-      expect(ev.payload).toMatchObject({ id: ev.id, object: 'event', type: 'payment_intent.created', api_version: '2026-06-01', livemode: false });
+      expect(ev.payload).toMatchObject({
+        id: ev.id,
+        object: 'event',
+        type: 'payment_intent.created',
+        api_version: '2026-06-01',
+        livemode: false,
+      });
       expect(ev.id).toMatch(/^evt_/);
       expect(ev.payload.created_at).toBe(pi.created_at);
       expect(ev.payload.data).toEqual(record(pi));
@@ -167,7 +186,12 @@ describe(`payment intents (${ENGINE})`, () => {
       const pi = await createOk({ amount: '100', currency: 'KES', payment_methods: ['card', 'mpesa', 'card'] });
       expect(pi.payment_methods).toEqual(['card', 'mpesa']);
       expect(JSON.parse((await h.row(pi.id)).payment_methods)).toEqual(['card', 'mpesa']);
-      const usd = await createOk({ amount: '5', currency: 'USD', settlement_currency: 'USDC', payment_methods: ['external_wallet', 'paypal', 'service_balance'] });
+      const usd = await createOk({
+        amount: '5',
+        currency: 'USD',
+        settlement_currency: 'USDC',
+        payment_methods: ['external_wallet', 'paypal', 'service_balance'],
+      });
       expect(usd.payment_methods).toEqual(['external_wallet', 'paypal', 'service_balance']);
     });
 
@@ -293,8 +317,18 @@ describe(`payment intents (${ENGINE})`, () => {
 
       it('refuses a body that is not a JSON object: invalid_json', async () => {
         const before = await h.count('payment_intents');
-        expectError(await s.sandbox('POST', '/payment-intents', { raw: '"1500"', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json', null);
-        expectError(await s.sandbox('POST', '/payment-intents', { raw: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json', null);
+        expectError(
+          await s.sandbox('POST', '/payment-intents', { raw: '"1500"', headers: { 'content-type': 'application/json' } }),
+          400,
+          'invalid_json',
+          null,
+        );
+        expectError(
+          await s.sandbox('POST', '/payment-intents', { raw: '{', headers: { 'content-type': 'application/json' } }),
+          400,
+          'invalid_json',
+          null,
+        );
         expect(await h.count('payment_intents')).toBe(before);
       });
     });
@@ -313,7 +347,11 @@ describe(`payment intents (${ENGINE})`, () => {
       expect(await h.count('payment_intents')).toBe(before.intents + 1);
       expect(await h.count('events')).toBe(before.events + 1);
       expect((await h.events(a.json.id)).map((e) => e.type)).toEqual(['payment_intent.created']);
-      const refs = await s.running.database.db.selectFrom('payment_intents').select('id').where('merchant_reference', '=', 'idem-1').execute();
+      const refs = await s.running.database.db
+        .selectFrom('payment_intents')
+        .select('id')
+        .where('merchant_reference', '=', 'idem-1')
+        .execute();
       expect(refs.map((r) => r.id)).toEqual([a.json.id]);
 
       const c = await create({ ...body, amount: '778' }, { headers: { 'idempotency-key': key } });

@@ -65,7 +65,9 @@ describe(`payment intent expiry before any sweep (${ENGINE})`, () => {
     expectError(cancel, 409, 'intent_not_cancelable', null);
     expect(cancel.json.error.message).toContain('expired');
     expect((await h.events(d.id)).map((x) => x.type)).toEqual(['payment_intent.created', 'payment_intent.expired']);
-    const pay = await s.sandbox('POST', `/sandbox/payment-intents/${e.id}/simulate`, { body: { outcome: 'success', payment_method: 'card' } });
+    const pay = await s.sandbox('POST', `/sandbox/payment-intents/${e.id}/simulate`, {
+      body: { outcome: 'success', payment_method: 'card' },
+    });
     expectError(pay, 409, 'intent_not_payable', null);
     expect((await h.events(e.id)).map((x) => x.type)).toEqual(['payment_intent.created', 'payment_intent.expired']);
     expect((await h.row(e.id)).status).toBe('expired');
@@ -95,7 +97,9 @@ describe(`payment intent expiry by the background sweep (${ENGINE})`, () => {
 
   it('expires intents nobody reads, once each, and leaves the others', async () => {
     const created = await Promise.all(
-      [1, 1, 10].map((minutes) => s.sandbox('POST', '/payment-intents', { body: { amount: '10', currency: 'USD', expires_in_minutes: minutes } })),
+      [1, 1, 10].map((minutes) =>
+        s.sandbox('POST', '/payment-intents', { body: { amount: '10', currency: 'USD', expires_in_minutes: minutes } }),
+      ),
     );
     const [a, b, c] = created.map((r) => {
       expect(r.status, r.text).toBe(201);

@@ -39,7 +39,8 @@ describe(`payment intents (${ENGINE})`, () => {
       }
     });
 
-    const list = (query: string, key = m.keys.test_secret, env: 'test' | 'live' = 'test') => s.call(env, 'GET', `/payment-intents${query}`, { key });
+    const list = (query: string, key = m.keys.test_secret, env: 'test' | 'live' = 'test') =>
+      s.call(env, 'GET', `/payment-intents${query}`, { key });
 
     it('lists newest first, 20 by default, then the rest after starting_after', async () => {
       const first = await list('');
@@ -68,7 +69,8 @@ describe(`payment intents (${ENGINE})`, () => {
       expect(five.json.data).toHaveLength(5);
       expect(five.json.has_more).toBe(true);
       const cancelled = [ids[3]!, ids[10]!];
-      for (const id of cancelled) expect((await s.call('test', 'POST', `/payment-intents/${id}/cancel`, { key: m.keys.test_secret })).status).toBe(200);
+      for (const id of cancelled)
+        expect((await s.call('test', 'POST', `/payment-intents/${id}/cancel`, { key: m.keys.test_secret })).status).toBe(200);
       const c = await list('?status=cancelled');
       expect(c.status, c.text).toBe(200);
       expect(c.json.data.map((p: { id: string }) => p.id).sort()).toEqual([...cancelled].sort());
@@ -104,7 +106,12 @@ describe(`payment intents (${ENGINE})`, () => {
     });
 
     it('refuses unknown query parameters on retrieve and on the sandbox clock: 400 parameter_unknown', async () => {
-      expectError(await s.call('test', 'GET', `/payment-intents/${ids[0]}?expand=customer`, { key: m.keys.test_secret }), 400, 'parameter_unknown', 'expand');
+      expectError(
+        await s.call('test', 'GET', `/payment-intents/${ids[0]}?expand=customer`, { key: m.keys.test_secret }),
+        400,
+        'parameter_unknown',
+        'expand',
+      );
       expectError(await s.call('test', 'GET', '/sandbox/clock?tz=UTC', { key: m.keys.test_secret }), 400, 'parameter_unknown', 'tz');
     });
 
@@ -122,8 +129,15 @@ describe(`payment intents (${ENGINE})`, () => {
         expectError(await s.sandbox('GET', `/payment-intents/${id}`), 404, 'resource_missing', 'id');
       }
       const mine = await createOk({ amount: '1', currency: 'USD' });
-      expectError(await s.call('test', 'GET', `/payment-intents/${mine.id}`, { key: other.keys.test_secret }), 404, 'resource_missing', 'id');
-      expectError(await s.call('test', 'GET', `/payment-intents/${ids[0]}`), 401, 'invalid_api_key', null, { type: 'authentication_error' });
+      expectError(
+        await s.call('test', 'GET', `/payment-intents/${mine.id}`, { key: other.keys.test_secret }),
+        404,
+        'resource_missing',
+        'id',
+      );
+      expectError(await s.call('test', 'GET', `/payment-intents/${ids[0]}`), 401, 'invalid_api_key', null, {
+        type: 'authentication_error',
+      });
       const live = await createOk({ amount: '1', currency: 'USD' }, { env: 'live', key: s.merchant.keys.live_secret! });
       const a = await s.sandbox('GET', `/payment-intents/${live.id}`);
       expectError(a, 404, 'resource_missing', 'id');
@@ -182,5 +196,4 @@ describe(`payment intents (${ENGINE})`, () => {
       expect(events.every((e) => e.environment === 'live' && e.payload.livemode === true)).toBe(true);
     });
   });
-
 });

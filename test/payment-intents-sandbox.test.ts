@@ -2,7 +2,7 @@
 // the payment driver, expiry by the sandbox clock, and receiving caps.
 import { type Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setMerchantLimits, } from '../src/modules/merchants/index.js';
+import { setMerchantLimits } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import { D, URL_ENV, ISO_RE, up, record, helpers } from './helpers/payment-intents.js';
@@ -43,7 +43,11 @@ describe(`payment intents (${ENGINE})`, () => {
       expect((await h.row(live.id)).status).toBe('awaiting_payment');
       expect(await h.count('events')).toBe(before.events);
       expect(await h.count('payment_attempts')).toBe(before.attempts);
-      const clock = await s.running.database.db.selectFrom('sandbox_clocks').selectAll().where('merchant_id', '=', s.merchant.merchant.id).execute();
+      const clock = await s.running.database.db
+        .selectFrom('sandbox_clocks')
+        .selectAll()
+        .where('merchant_id', '=', s.merchant.merchant.id)
+        .execute();
       expect(clock).toEqual([]);
     });
 
@@ -132,7 +136,10 @@ describe(`payment intents (${ENGINE})`, () => {
       await s.call('test', 'GET', `/payment-intents/${short.id}`, { key });
       expectError(await s.call('test', 'POST', `/payment-intents/${short.id}/cancel`, { key }), 409, 'intent_not_cancelable', null);
       expectError(
-        await s.call('test', 'POST', `/sandbox/payment-intents/${short.id}/simulate`, { key, body: { outcome: 'success', payment_method: 'mpesa' } }),
+        await s.call('test', 'POST', `/sandbox/payment-intents/${short.id}/simulate`, {
+          key,
+          body: { outcome: 'success', payment_method: 'mpesa' },
+        }),
         409,
         'intent_not_payable',
         null,
@@ -153,7 +160,10 @@ describe(`payment intents (${ENGINE})`, () => {
 
   describe('receiving caps', () => {
     const simulate = (key: string, id: string, outcome: string, payment_method = 'service_balance', amount?: string) =>
-      s.call('test', 'POST', `/sandbox/payment-intents/${id}/simulate`, { key, body: { outcome, payment_method, ...(amount ? { amount } : {}) } });
+      s.call('test', 'POST', `/sandbox/payment-intents/${id}/simulate`, {
+        key,
+        body: { outcome, payment_method, ...(amount ? { amount } : {}) },
+      });
     const usdt = (d: Decimal.Value) => new D(d).mul('1.0002');
 
     it('declines a payment over the per-payment cap with 402 MERCHANT_LIMIT_EXCEEDED; the intent keeps awaiting payment', async () => {

@@ -39,7 +39,12 @@ describe(`payment links (${ENGINE})`, () => {
   }
 
   async function intentsOf(linkId: string) {
-    return s.running.database.db.selectFrom('payment_intents').selectAll().where('payment_link', '=', linkId).orderBy('created_at').execute();
+    return s.running.database.db
+      .selectFrom('payment_intents')
+      .selectAll()
+      .where('payment_link', '=', linkId)
+      .orderBy('created_at')
+      .execute();
   }
 
   /** Opens the link's url like a browser's first request; answers the response (no redirect followed). */
@@ -58,7 +63,14 @@ describe(`payment links (${ENGINE})`, () => {
   describe('POST /payment-links and GET /payment-links/{id}', () => {
     it('creates a link with every field, retrieves it, and its url is an absolute checkout address', async () => {
       const expires = new Date(Date.now() + 7 * 86_400_000).toISOString();
-      const link = await createLink({ title: 'Concert ticket', currency: 'KES', amount: '2500', settlement_currency: 'USDC', max_payments: 3, expires_at: expires });
+      const link = await createLink({
+        title: 'Concert ticket',
+        currency: 'KES',
+        amount: '2500',
+        settlement_currency: 'USDC',
+        max_payments: 3,
+        expires_at: expires,
+      });
       expect(Object.keys(link).sort()).toEqual(LINK_KEYS);
       expect(link).toMatchObject({
         object: 'payment_link',
@@ -86,7 +98,7 @@ describe(`payment links (${ENGINE})`, () => {
       expect(minimal).toMatchObject({ amount: null, settlement_currency: 'USDT', max_payments: null, expires_at: null, status: 'active' });
     });
 
-    it('404 for an unknown id, another merchant\'s link, or the other environment', async () => {
+    it("404 for an unknown id, another merchant's link, or the other environment", async () => {
       const link = await createLink({ title: 'Mine', currency: 'USD', amount: '5.00' });
       const other = await s.newMerchant({ name: 'Other', verified: true });
       for (const r of [
@@ -103,7 +115,15 @@ describe(`payment links (${ENGINE})`, () => {
     });
 
     it('refuses invalid input and writes nothing', async () => {
-      const count = async () => Number((await s.running.database.db.selectFrom('payment_links').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async () =>
+        Number(
+          (
+            await s.running.database.db
+              .selectFrom('payment_links')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const before = await count();
       const cases: Array<[Record<string, unknown>, number, string, string]> = [
         [{ currency: 'USD' }, 400, 'parameter_missing', 'title'],
@@ -146,7 +166,10 @@ describe(`payment links (${ENGINE})`, () => {
       expect(replay.text).toBe(first.text);
       const rows = await s.running.database.db.selectFrom('payment_links').select('id').where('title', '=', 'Idempotent').execute();
       expect(rows).toHaveLength(1);
-      const conflict = await s.sandbox('POST', '/payment-links', { body: { ...body, amount: '10.00' }, headers: { 'Idempotency-Key': key } });
+      const conflict = await s.sandbox('POST', '/payment-links', {
+        body: { ...body, amount: '10.00' },
+        headers: { 'Idempotency-Key': key },
+      });
       expect(conflict.status).toBe(409);
       expect(conflict.json.error.code).toBe('idempotency_conflict');
     });
@@ -184,7 +207,14 @@ describe(`payment links (${ENGINE})`, () => {
       expect(first).not.toBe(second);
       for (const id of [first, second]) {
         const pi = await s.sandbox('GET', `/payment-intents/${id}`);
-        expect(pi.json).toMatchObject({ status: 'awaiting_payment', payment_link: link.id, amount: '1200.00', currency: 'KES', settlement_currency: 'USDT', description: 'Monthly box' });
+        expect(pi.json).toMatchObject({
+          status: 'awaiting_payment',
+          payment_link: link.id,
+          amount: '1200.00',
+          currency: 'KES',
+          settlement_currency: 'USDT',
+          description: 'Monthly box',
+        });
         const events = await s.running.database.db.selectFrom('events').select('type').where('payment_intent_id', '=', id).execute();
         expect(events.map((e) => e.type)).toEqual(['payment_intent.created']);
       }
@@ -220,7 +250,9 @@ describe(`payment links (${ENGINE})`, () => {
       const link = await createLink({ title: 'Counted', currency: 'USD', amount: '3.00' });
       const ids = [await mint(link.url), await mint(link.url), await mint(link.url), await mint(link.url)];
       const card = (id: string, number: string) =>
-        openCheckout(s, `${new URL(link.url).origin}/checkout/${id}`).then((p) => pay(s, p, { method: 'card', card_number: number, card_expiry: '12/40', card_cvc: '123' }));
+        openCheckout(s, `${new URL(link.url).origin}/checkout/${id}`).then((p) =>
+          pay(s, p, { method: 'card', card_number: number, card_expiry: '12/40', card_cvc: '123' }),
+        );
       await card(ids[0]!, '4242424242424242');
       await card(ids[1]!, '4000000000000002');
       await s.sandbox('POST', `/payment-intents/${ids[2]}/cancel`);
@@ -244,7 +276,9 @@ describe(`payment links (${ENGINE})`, () => {
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await mint(link.url));
       const results = await Promise.all(
-        ids.map((id) => s.sandbox('POST', `/sandbox/payment-intents/${id}/simulate`, { body: { outcome: 'success', payment_method: 'card' } })),
+        ids.map((id) =>
+          s.sandbox('POST', `/sandbox/payment-intents/${id}/simulate`, { body: { outcome: 'success', payment_method: 'card' } }),
+        ),
       );
       const ok = results.filter((r) => r.status === 200);
       const refused = results.filter((r) => r.status !== 200);
@@ -265,7 +299,12 @@ describe(`payment links (${ENGINE})`, () => {
         .where('payment_intent_id', 'in', ids)
         .execute();
       expect(paidEvents).toHaveLength(5);
-      const declined = await s.running.database.db.selectFrom('payment_attempts').selectAll().where('payment_intent_id', 'in', ids).where('outcome', '=', 'declined').execute();
+      const declined = await s.running.database.db
+        .selectFrom('payment_attempts')
+        .selectAll()
+        .where('payment_intent_id', 'in', ids)
+        .where('outcome', '=', 'declined')
+        .execute();
       expect(declined).toHaveLength(15);
       for (const a of declined) expect(a.failure_code).toBe('payment_link_completed');
 
@@ -289,7 +328,9 @@ describe(`payment links (${ENGINE})`, () => {
 
     it('holds through the checkout too: two customers racing for the last place', async () => {
       const link = await createLink({ title: 'Last seat', currency: 'KES', amount: '100.00', max_payments: 1 });
-      const pages = await Promise.all([mint(link.url), mint(link.url)].map(async (p) => openCheckout(s, `${new URL(link.url).origin}/checkout/${await p}`)));
+      const pages = await Promise.all(
+        [mint(link.url), mint(link.url)].map(async (p) => openCheckout(s, `${new URL(link.url).origin}/checkout/${await p}`)),
+      );
       const results = await Promise.all(pages.map((p) => pay(s, p, { method: 'service_balance' })));
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
       expect((await s.sandbox('GET', `/payment-links/${link.id}`)).json).toMatchObject({ status: 'completed', paid_count: 1 });
@@ -300,7 +341,10 @@ describe(`payment links (${ENGINE})`, () => {
     it('an expired link shows a clear page, mints nothing, and reads as expired', async () => {
       const m = await s.newMerchant({ name: 'Clocked' });
       const key = m.keys.test_secret;
-      const link = await createLink({ title: 'Early bird', currency: 'USD', amount: '1.00', expires_at: new Date(Date.now() + 3_600_000).toISOString() }, key);
+      const link = await createLink(
+        { title: 'Early bird', currency: 'USD', amount: '1.00', expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+        key,
+      );
       await mint(link.url);
       const adv = await s.call('test', 'POST', '/sandbox/clock/advance', { key, body: { seconds: 3_601 } });
       expect(adv.status).toBe(200);

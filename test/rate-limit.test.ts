@@ -206,7 +206,10 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
     proc.base = `http://127.0.0.1:${port}`;
     // Answers? (A public route: it spends no key's budget.)
     for (let i = 0; ; i++) {
-      const ok = await fetch(`${proc.base}/v1/openapi.json`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${proc.base}/v1/openapi.json`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 100) throw new Error(`server at ${proc.base} does not answer:\n${output.join('')}`);
       await sleep(100);
@@ -220,7 +223,8 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
     return { status: r.status, headers: r.headers, text, json: JSON.parse(text) as any } satisfies ApiResponse;
   }
 
-  const freshKey = async () => (await createKey(db!.db, systemClock, { merchantId: merchant.merchant.id, environment: 'test', type: 'secret' })).key;
+  const freshKey = async () =>
+    (await createKey(db!.db, systemClock, { merchantId: merchant.merchant.id, environment: 'test', type: 'secret' })).key;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -283,7 +287,10 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
       elapsedMs = performance.now() - started;
     }
     expect(elapsedMs, 'five bursts each took 800 ms or more; the machine is too slow to judge').toBeLessThan(800);
-    expect(results.every((r) => r.status === 200 || r.status === 429), results.map((r) => r.status).join(',')).toBe(true);
+    expect(
+      results.every((r) => r.status === 200 || r.status === 429),
+      results.map((r) => r.status).join(','),
+    ).toBe(true);
     const ok = results.filter((r) => r.status === 200);
     const allowance = Math.ceil((LIMIT * elapsedMs) / 1000);
     expect(ok.length, `${ok.length} successes in ${Math.round(elapsedMs)} ms`).toBeGreaterThanOrEqual(LIMIT);

@@ -57,7 +57,10 @@ describe(`rates and quotes (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   async function quoteCount(): Promise<number> {
-    const row = await s.running.database.db.selectFrom('quotes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await s.running.database.db
+      .selectFrom('quotes')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -140,7 +143,9 @@ describe(`rates and quotes (${ENGINE})`, () => {
 
     it('rounds a result that would round down to nearest up by one unit of the last decimal', async () => {
       // 100 USD / 1.0002 = 99.98000399920...: the 7th decimal is 3, so rounding to nearest would keep 99.980003.
-      const r = await s.sandbox('POST', '/quotes', { body: { source_currency: 'USD', target_asset: 'USDT', amount: '100', side: 'customer_pays' } });
+      const r = await s.sandbox('POST', '/quotes', {
+        body: { source_currency: 'USD', target_asset: 'USDT', amount: '100', side: 'customer_pays' },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.json.target_amount).toBe('99.980004');
       expect(r.json.source_amount).toBe('100.00');
@@ -196,11 +201,19 @@ describe(`rates and quotes (${ENGINE})`, () => {
 
   describe('POST /quotes, merchant_receives', () => {
     it('prices every asset amount in every currency: source = amount * rate rounded up to the fiat decimals', async () => {
-      const amounts: Record<string, string> = { USDT: '11.607591', USDC: '7.123457', BTC: '0.00123457', ETH: '0.012345678901234567', SOL: '1.234567891' };
+      const amounts: Record<string, string> = {
+        USDT: '11.607591',
+        USDC: '7.123457',
+        BTC: '0.00123457',
+        ETH: '0.012345678901234567',
+        SOL: '1.234567891',
+      };
       for (const currency of Object.keys(FIAT)) {
         for (const asset of Object.keys(ASSETS)) {
           const amount = amounts[asset]!;
-          const r = await s.sandbox('POST', '/quotes', { body: { source_currency: currency, target_asset: asset, amount, side: 'merchant_receives' } });
+          const r = await s.sandbox('POST', '/quotes', {
+            body: { source_currency: currency, target_asset: asset, amount, side: 'merchant_receives' },
+          });
           expect(r.status, `${asset}->${currency}: ${r.text}`).toBe(200);
           expect(Object.keys(r.json).sort()).toEqual(QUOTE_KEYS);
           expect(r.json.side).toBe('merchant_receives');
@@ -213,19 +226,25 @@ describe(`rates and quotes (${ENGINE})`, () => {
 
     it('rounds the fiat side up: 11.607591 USDT costs 1500.01 KES, 1 USDT costs 3701 UGX', async () => {
       // 11.607591 * 129.2258 = 1500.0001... -> 1500.01
-      const a = await s.sandbox('POST', '/quotes', { body: { source_currency: 'KES', target_asset: 'USDT', amount: '11.607591', side: 'merchant_receives' } });
+      const a = await s.sandbox('POST', '/quotes', {
+        body: { source_currency: 'KES', target_asset: 'USDT', amount: '11.607591', side: 'merchant_receives' },
+      });
       expect(a.status, a.text).toBe(200);
       expect(a.json.source_amount).toBe('1500.01');
       expect(a.json.target_amount).toBe('11.607591');
       // 1 * 3700.74 -> 3701 (UGX has no decimals)
-      const b = await s.sandbox('POST', '/quotes', { body: { source_currency: 'UGX', target_asset: 'USDT', amount: '1', side: 'merchant_receives' } });
+      const b = await s.sandbox('POST', '/quotes', {
+        body: { source_currency: 'UGX', target_asset: 'USDT', amount: '1', side: 'merchant_receives' },
+      });
       expect(b.status, b.text).toBe(200);
       expect(b.json.source_amount).toBe('3701');
       expect(b.json.target_amount).toBe('1.000000');
     });
 
     it('takes the asset amount with up to the asset decimals, not the currency decimals', async () => {
-      const r = await s.sandbox('POST', '/quotes', { body: { source_currency: 'UGX', target_asset: 'BTC', amount: '0.12345678', side: 'merchant_receives' } });
+      const r = await s.sandbox('POST', '/quotes', {
+        body: { source_currency: 'UGX', target_asset: 'BTC', amount: '0.12345678', side: 'merchant_receives' },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.json.target_amount).toBe('0.12345678');
       expect(r.json.source_amount).toBe(up(new D('0.12345678').mul('352425000'), 0));
@@ -239,7 +258,10 @@ describe(`rates and quotes (${ENGINE})`, () => {
       expect(adv.status, adv.text).toBe(200);
       expect(adv.json.offset_seconds).toBe(7200);
       const t0 = Date.now();
-      const r = await s.call('test', 'POST', '/quotes', { key: m.keys.test_secret, body: { source_currency: 'KES', target_asset: 'USDT', amount: '100' } });
+      const r = await s.call('test', 'POST', '/quotes', {
+        key: m.keys.test_secret,
+        body: { source_currency: 'KES', target_asset: 'USDT', amount: '100' },
+      });
       const t1 = Date.now();
       expect(r.status, r.text).toBe(200);
       const created = Date.parse(r.json.created_at);
@@ -250,7 +272,10 @@ describe(`rates and quotes (${ENGINE})`, () => {
       expect(Number(row.created_at)).toBe(created);
       expect(Number(row.expires_at)).toBe(created + 600_000);
 
-      const live = await s.call('live', 'POST', '/quotes', { key: m.keys.live_secret!, body: { source_currency: 'KES', target_asset: 'USDT', amount: '100' } });
+      const live = await s.call('live', 'POST', '/quotes', {
+        key: m.keys.live_secret!,
+        body: { source_currency: 'KES', target_asset: 'USDT', amount: '100' },
+      });
       const t2 = Date.now();
       expect(live.status, live.text).toBe(200);
       expect(Date.parse(live.json.created_at)).toBeLessThanOrEqual(t2 + 5);
@@ -301,8 +326,16 @@ describe(`rates and quotes (${ENGINE})`, () => {
       await expectRefused({ source_currency: 'UGX', target_asset: 'USDT', amount: '1500.5' }, 'parameter_invalid', 'amount');
       await expectRefused({ source_currency: 'RWF', target_asset: 'USDT', amount: '10.01' }, 'parameter_invalid', 'amount');
       await expectRefused({ ...valid, amount: '1.0000001', side: 'merchant_receives' }, 'parameter_invalid', 'amount');
-      await expectRefused({ source_currency: 'KES', target_asset: 'BTC', amount: '0.123456789', side: 'merchant_receives' }, 'parameter_invalid', 'amount');
-      await expectRefused({ source_currency: 'KES', target_asset: 'ETH', amount: '0.0000000000000000001', side: 'merchant_receives' }, 'parameter_invalid', 'amount');
+      await expectRefused(
+        { source_currency: 'KES', target_asset: 'BTC', amount: '0.123456789', side: 'merchant_receives' },
+        'parameter_invalid',
+        'amount',
+      );
+      await expectRefused(
+        { source_currency: 'KES', target_asset: 'ETH', amount: '0.0000000000000000001', side: 'merchant_receives' },
+        'parameter_invalid',
+        'amount',
+      );
       // a KES amount with 6 decimals is fine for merchant_receives in USDT (the amount is in the asset)
       const ok = await s.sandbox('POST', '/quotes', { body: { ...valid, amount: '1.123456', side: 'merchant_receives' } });
       expect(ok.status, ok.text).toBe(200);

@@ -5,9 +5,31 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { DAY, advanceClock, applyLive, eventsOf, expectLedgerInvariant, newIntent, paidSandboxIntent, simulate } from './helpers/ledger-invariant.js';
+import {
+  DAY,
+  advanceClock,
+  applyLive,
+  eventsOf,
+  expectLedgerInvariant,
+  newIntent,
+  paidSandboxIntent,
+  simulate,
+} from './helpers/ledger-invariant.js';
 
-const REFUND_KEYS = ['amount', 'created_at', 'currency', 'environment', 'id', 'livemode', 'object', 'payment_intent', 'reason', 'request_id', 'return_address', 'status'];
+const REFUND_KEYS = [
+  'amount',
+  'created_at',
+  'currency',
+  'environment',
+  'id',
+  'livemode',
+  'object',
+  'payment_intent',
+  'reason',
+  'request_id',
+  'return_address',
+  'status',
+];
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
 const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 
@@ -23,18 +45,25 @@ describe(`refunds (${ENGINE})`, () => {
   const db = () => s.running.database.db;
 
   async function refundCount(intentId?: string): Promise<number> {
-    let q = db().selectFrom('refunds').select((eb) => eb.fn.countAll().as('n'));
+    let q = db()
+      .selectFrom('refunds')
+      .select((eb) => eb.fn.countAll().as('n'));
     if (intentId) q = q.where('payment_intent_id', '=', intentId);
     return Number((await q.executeTakeFirstOrThrow()).n);
   }
 
   async function cli(...argv: string[]): Promise<{ code: number; out: string }> {
     let out = '';
-    const code = await runCli(argv, { out: (x) => void (out += x), err: (x) => void (out += x), env: { COWRIE_DATABASE_URL: s.config.databaseUrl } });
+    const code = await runCli(argv, {
+      out: (x) => void (out += x),
+      err: (x) => void (out += x),
+      env: { COWRIE_DATABASE_URL: s.config.databaseUrl },
+    });
     return { code, out };
   }
 
-  const refund = (body: object, key = s.merchant.keys.test_secret, env: 'test' | 'live' = 'test') => s.call(env, 'POST', '/refunds', { key, body });
+  const refund = (body: object, key = s.merchant.keys.test_secret, env: 'test' | 'live' = 'test') =>
+    s.call(env, 'POST', '/refunds', { key, body });
 
   describe('POST /refunds in the sandbox', () => {
     it('refunds a paid card payment in full at once: 201 succeeded, the intent refunded, events and balance', async () => {
@@ -132,7 +161,12 @@ describe(`refunds (${ENGINE})`, () => {
       const m = await s.newMerchant({ name: 'Stranger', verified: true });
       const paid = await paidSandboxIntent(s, 'card');
       expectError(await refund({ payment_intent: paid.id }, m.keys.test_secret), 404, 'resource_missing', 'payment_intent');
-      expectError(await refund({ payment_intent: paid.id }, s.merchant.keys.live_secret!, 'live'), 404, 'resource_missing', 'payment_intent');
+      expectError(
+        await refund({ payment_intent: paid.id }, s.merchant.keys.live_secret!, 'live'),
+        404,
+        'resource_missing',
+        'payment_intent',
+      );
     });
 
     it('refuses a disputed payment with 409 intent_not_refundable', async () => {
@@ -282,7 +316,12 @@ describe(`refunds (${ENGINE})`, () => {
       expectError(await s.sandbox('POST', '/payment-intents/pi_000000000000000000000000/refund-request'), 404, 'resource_missing', 'id');
       const open = await newIntent(s);
       expectError(await s.sandbox('POST', `/payment-intents/${open.id}/refund-request`), 409, 'intent_not_refundable');
-      expectError(await s.sandbox('POST', `/payment-intents/${open.id}/refund-request`, { body: { amount: '1' } }), 400, 'parameter_unknown', 'amount');
+      expectError(
+        await s.sandbox('POST', `/payment-intents/${open.id}/refund-request`, { body: { amount: '1' } }),
+        400,
+        'parameter_unknown',
+        'amount',
+      );
     });
   });
 
@@ -314,10 +353,24 @@ describe(`refunds (${ENGINE})`, () => {
   describe('access', () => {
     it('needs refunds:write to refund and refunds:read to read', async () => {
       const paid = await paidSandboxIntent(s, 'card');
-      const reader = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['refunds:read', 'payments:write'] });
-      const writer = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['refunds:write'] });
+      const reader = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['refunds:read', 'payments:write'],
+      });
+      const writer = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['refunds:write'],
+      });
       expectError(await refund({ payment_intent: paid.id }, reader.key), 403, 'insufficient_scope');
-      expectError(await s.call('test', 'POST', `/payment-intents/${paid.id}/refund-request`, { key: reader.key }), 403, 'insufficient_scope');
+      expectError(
+        await s.call('test', 'POST', `/payment-intents/${paid.id}/refund-request`, { key: reader.key }),
+        403,
+        'insufficient_scope',
+      );
       expect(await refundCount(paid.id)).toBe(0);
       const made = await refund({ payment_intent: paid.id }, writer.key);
       expect(made.status).toBe(201);

@@ -8,7 +8,18 @@ import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import { DAY, advanceClock, applyLive, expectLedgerInvariant, newIntent, paidSandboxIntent, simulate } from './helpers/ledger-invariant.js';
 
-const PAYMENT_COLUMNS = ['id', 'created_at', 'paid_at', 'status', 'amount', 'currency', 'settlement_currency', 'pay_amount', 'payment_method', 'merchant_reference'];
+const PAYMENT_COLUMNS = [
+  'id',
+  'created_at',
+  'paid_at',
+  'status',
+  'amount',
+  'currency',
+  'settlement_currency',
+  'pay_amount',
+  'payment_method',
+  'merchant_reference',
+];
 const SETTLEMENT_COLUMNS = ['id', 'payment_intent', 'asset', 'amount', 'status', 'settled_at', 'available_at'];
 const REFERENCES = ['=SUM(A1:A9)', '+254700000001', '-10', '@cmd', 'plain, with "quotes"\nand a newline', 'tab\there'];
 
@@ -50,7 +61,14 @@ describe(`reports (${ENGINE})`, () => {
       expect(r.json.data.map((x: any) => x.id)).toEqual([...paidIds].reverse());
       const row = r.json.data.at(-1);
       expect(Object.keys(row)).toEqual(PAYMENT_COLUMNS);
-      expect(row).toMatchObject({ status: 'paid', amount: '1500.00', currency: 'KES', settlement_currency: 'USDT', payment_method: 'card', merchant_reference: REFERENCES[0] });
+      expect(row).toMatchObject({
+        status: 'paid',
+        amount: '1500.00',
+        currency: 'KES',
+        settlement_currency: 'USDT',
+        payment_method: 'card',
+        merchant_reference: REFERENCES[0],
+      });
       expect(row.paid_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     });
 
@@ -108,7 +126,9 @@ describe(`reports (${ENGINE})`, () => {
       expectError(await get('/reports/payments?format=xml'), 400, 'parameter_invalid', 'format');
       expectError(await get('/reports/payments?bogus=1'), 400, 'parameter_unknown', 'bogus');
       // a window before any payment is empty
-      expect((await get(`/reports/payments?from=${dateOf(today - DAY * 1000 * 40)}&to=${dateOf(today - DAY * 1000 * 35)}`)).json.data).toEqual([]);
+      expect(
+        (await get(`/reports/payments?from=${dateOf(today - DAY * 1000 * 40)}&to=${dateOf(today - DAY * 1000 * 35)}`)).json.data,
+      ).toEqual([]);
     });
 
     it("follows the merchant's sandbox clock: today moves, so the default window moves", async () => {
@@ -134,9 +154,15 @@ describe(`reports (${ENGINE})`, () => {
       const r = await get('/reports/payments?format=csv');
       expect(r.status, r.text).toBe(200);
       expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="payments_${dateOf(today - 30 * DAY * 1000)}_${dateOf(today)}.csv"`);
+      expect(r.headers.get('content-disposition')).toBe(
+        `attachment; filename="payments_${dateOf(today - 30 * DAY * 1000)}_${dateOf(today)}.csv"`,
+      );
       expect(r.headers.get('service-request-id')).toMatch(/^req_/);
-      expect(r.text.startsWith('id,created_at,paid_at,status,amount,currency,settlement_currency,pay_amount,payment_method,merchant_reference\r\n')).toBe(true);
+      expect(
+        r.text.startsWith(
+          'id,created_at,paid_at,status,amount,currency,settlement_currency,pay_amount,payment_method,merchant_reference\r\n',
+        ),
+      ).toBe(true);
       const rows: string[][] = parse(r.text);
       expect(rows[0]).toEqual(PAYMENT_COLUMNS);
       expect(rows).toHaveLength(REFERENCES.length + 1);
@@ -159,7 +185,9 @@ describe(`reports (${ENGINE})`, () => {
       const today = await sandboxToday();
       const r = await get(`/reports/settlements?format=csv&from=${dateOf(today - DAY * 1000)}`);
       expect(r.status).toBe(200);
-      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="settlements_${dateOf(today - DAY * 1000)}_${dateOf(today)}.csv"`);
+      expect(r.headers.get('content-disposition')).toBe(
+        `attachment; filename="settlements_${dateOf(today - DAY * 1000)}_${dateOf(today)}.csv"`,
+      );
       const rows: string[][] = parse(r.text);
       expect(rows[0]).toEqual(SETTLEMENT_COLUMNS);
       expect(rows).toHaveLength(REFERENCES.length + 1);
@@ -182,8 +210,16 @@ describe(`reports (${ENGINE})`, () => {
       const row = await db.selectFrom('payment_intents').selectAll().where('id', '=', template.id).executeTakeFirstOrThrow();
       // Bulk rows (no settlements or ledger legs, so removed before the invariant check), hundreds sharing each paid_at.
       const n = 2_345;
-      const rows = Array.from({ length: n }, (_, i) => ({ ...row, id: `pi_bulk${String(i).padStart(20, '0')}`, paid_at: row.paid_at! - (i % 7) * 1000 }));
-      for (let i = 0; i < rows.length; i += 200) await db.insertInto('payment_intents').values(rows.slice(i, i + 200)).execute();
+      const rows = Array.from({ length: n }, (_, i) => ({
+        ...row,
+        id: `pi_bulk${String(i).padStart(20, '0')}`,
+        paid_at: row.paid_at! - (i % 7) * 1000,
+      }));
+      for (let i = 0; i < rows.length; i += 200)
+        await db
+          .insertInto('payment_intents')
+          .values(rows.slice(i, i + 200))
+          .execute();
       try {
         const r = await get('/reports/payments?format=csv', k);
         const parsed: string[][] = parse(r.text);
@@ -219,7 +255,12 @@ describe(`reports (${ENGINE})`, () => {
   });
 
   it('needs reports:read', async () => {
-    const k = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['payments:read', 'settlements:read', 'balances:read'] });
+    const k = await s.newKey({
+      merchantId: m.merchant.id,
+      environment: 'test',
+      type: 'restricted',
+      scopes: ['payments:read', 'settlements:read', 'balances:read'],
+    });
     const ok = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['reports:read'] });
     for (const path of ['/reports/payments', '/reports/settlements', '/reports/payments?format=csv']) {
       expectError(await get(path, k.key), 403, 'insufficient_scope', null);

@@ -3,7 +3,16 @@
 // frozen by a dispute; the paid event's settlement fields; GET /settlements.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { DAY, advanceClock, applyLive, eventsOf, expectLedgerInvariant, newIntent, paidSandboxIntent, simulate } from './helpers/ledger-invariant.js';
+import {
+  DAY,
+  advanceClock,
+  applyLive,
+  eventsOf,
+  expectLedgerInvariant,
+  newIntent,
+  paidSandboxIntent,
+  simulate,
+} from './helpers/ledger-invariant.js';
 
 const SETTLEMENT_KEYS = ['amount', 'asset', 'available_at', 'id', 'livemode', 'object', 'payment_intent', 'settled_at', 'status'];
 
@@ -42,7 +51,8 @@ describe(`settlements (${ENGINE})`, () => {
     const [event] = await eventsOf(s.running.database.db, paid.id, 'payment_intent.paid');
     expect(event.data.settlement_status).toBe('pending');
     expect(event.data.settlement_available_at).toBe(st.available_at);
-    for (const f of ['id', 'status', 'amount', 'currency', 'payment_method', 'settlement_currency', 'merchant_reference']) expect(event.data).toHaveProperty(f);
+    for (const f of ['id', 'status', 'amount', 'currency', 'payment_method', 'settlement_currency', 'merchant_reference'])
+      expect(event.data).toHaveProperty(f);
     expect(event.data.status).toBe('paid');
     expect(event.data.payment_method).toBe('card');
   });
@@ -61,7 +71,12 @@ describe(`settlements (${ENGINE})`, () => {
     expect(st.status).toBe('available');
     const after = await s.call('test', 'GET', '/balances', { key });
     expect(after.json.data).toEqual([{ asset: 'USDT', total: paid.pay_amount, available: paid.pay_amount, on_hold: '0.000000' }]);
-    const matured = await s.running.database.db.selectFrom('ledger_entries').selectAll().where('settlement_id', '=', st.id).where('kind', '=', 'settlement_matured').execute();
+    const matured = await s.running.database.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('settlement_id', '=', st.id)
+      .where('kind', '=', 'settlement_matured')
+      .execute();
     expect(matured).toHaveLength(2);
   });
 
@@ -217,12 +232,24 @@ describe(`settlements (${ENGINE})`, () => {
     });
 
     it('needs settlements:read: 403 insufficient_scope otherwise; 401 without a key', async () => {
-      const other = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['balances:read', 'payments:read'] });
-      const reader = await s.newKey({ merchantId: s.merchant.merchant.id, environment: 'test', type: 'restricted', scopes: ['settlements:read'] });
+      const other = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['balances:read', 'payments:read'],
+      });
+      const reader = await s.newKey({
+        merchantId: s.merchant.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['settlements:read'],
+      });
       expect((await s.call('test', 'GET', '/settlements', { key: other.key })).json.error.code).toBe('insufficient_scope');
       expect((await s.call('test', 'GET', '/settlements', { key: reader.key })).status).toBe(200);
       expect((await s.call('test', 'GET', '/settlements')).status).toBe(401);
-      expect((await s.call('test', 'GET', '/settlements', { key: s.merchant.keys.test_publishable })).json.error.code).toBe('publishable_key_not_allowed');
+      expect((await s.call('test', 'GET', '/settlements', { key: s.merchant.keys.test_publishable })).json.error.code).toBe(
+        'publishable_key_not_allowed',
+      );
     });
   });
 });

@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentIntentRow } from '../src/db/schema.js';
 import { transaction } from '../src/db/transaction.js';
-import { IllegalIntentMove, INTENT_MOVES, IntentMoveConflict, moveIntent, recordIntentEventInPlace } from '../src/modules/payment-intents/index.js';
+import {
+  IllegalIntentMove,
+  INTENT_MOVES,
+  IntentMoveConflict,
+  moveIntent,
+  recordIntentEventInPlace,
+} from '../src/modules/payment-intents/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { STATUSES, ev, machine } from './helpers/state-machine.js';
 
@@ -54,7 +60,9 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         ['failed', ev('cancelled')],
         ['expired', ev('review')],
       ] as const) {
-        await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), real, to, { at: Date.now(), eventType: type }))).rejects.toBeInstanceOf(IllegalIntentMove);
+        await expect(
+          transaction(db(), (tx) => moveIntent(tx, ctx(), real, to, { at: Date.now(), eventType: type })),
+        ).rejects.toBeInstanceOf(IllegalIntentMove);
       }
       expect(await row(pi.id)).toEqual(real);
       expect(await eventCount()).toBe(before);
@@ -72,7 +80,9 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         ['confirming', ev('disputed')],
         ['paid', ev('paid')],
       ] as const) {
-        await expect(transaction(db(), (tx) => recordIntentEventInPlace(tx, ctx(), { ...real, status }, type, Date.now()))).rejects.toBeInstanceOf(IllegalIntentMove);
+        await expect(
+          transaction(db(), (tx) => recordIntentEventInPlace(tx, ctx(), { ...real, status }, type, Date.now())),
+        ).rejects.toBeInstanceOf(IllegalIntentMove);
       }
       expect(await eventCount()).toBe(before);
     });
@@ -83,8 +93,12 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect((await s.sandbox('POST', `/payment-intents/${pi.id}/cancel`)).status).toBe(200);
       const after = await row(pi.id);
       const before = await eventCount();
-      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'confirming', { at: Date.now() }))).rejects.toBeInstanceOf(IntentMoveConflict);
-      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'expired', { at: Date.now() }))).rejects.toBeInstanceOf(IntentMoveConflict);
+      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'confirming', { at: Date.now() }))).rejects.toBeInstanceOf(
+        IntentMoveConflict,
+      );
+      await expect(transaction(db(), (tx) => moveIntent(tx, ctx(), stale, 'expired', { at: Date.now() }))).rejects.toBeInstanceOf(
+        IntentMoveConflict,
+      );
       expect(await row(pi.id)).toEqual(after);
       expect(after.status).toBe('cancelled');
       expect(await eventCount()).toBe(before);

@@ -18,7 +18,10 @@ describe(`payment intent state machine (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  const { db, ctx, create, simulate, simulateOk, row, attempts, eventRows, eventCount, expectHistory, expectLastEventIsIntent } = machine(() => s, covered);
+  const { db, ctx, create, simulate, simulateOk, row, attempts, eventRows, eventCount, expectHistory, expectLastEventIsIntent } = machine(
+    () => s,
+    covered,
+  );
 
   it('has exactly the documented table of moves and in-place events', () => {
     expect(INTENT_MOVES).toEqual({
@@ -333,7 +336,8 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect(missing).toEqual([]);
       // and nothing outside the table was ever recorded
       const allowed = new Set<string>();
-      for (const from of STATUSES) for (const [to, types] of Object.entries(INTENT_MOVES[from])) for (const t of types ?? []) allowed.add(`${from}>${to}:${t}`);
+      for (const from of STATUSES)
+        for (const [to, types] of Object.entries(INTENT_MOVES[from])) for (const t of types ?? []) allowed.add(`${from}>${to}:${t}`);
       for (const [t, sts] of Object.entries(INTENT_EVENTS_IN_PLACE)) for (const st of sts ?? []) allowed.add(`${t}@${st}`);
       expect([...covered].filter((c) => !allowed.has(c))).toEqual([]);
     });

@@ -119,7 +119,10 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect(await attempts(pi.id)).toEqual([]);
       expectError(await simulate('pi_000000000000000000000000', 'success'), 404, 'resource_missing', 'id');
       const other = await s.newMerchant({ name: 'Someone else' });
-      const theirs = await s.call('test', 'POST', '/payment-intents', { key: other.keys.test_secret, body: { amount: '10', currency: 'USD' } });
+      const theirs = await s.call('test', 'POST', '/payment-intents', {
+        key: other.keys.test_secret,
+        body: { amount: '10', currency: 'USD' },
+      });
       expectError(await simulate(theirs.json.id, 'success'), 404, 'resource_missing', 'id');
       expect((await row(theirs.json.id)).status).toBe('awaiting_payment');
     });

@@ -88,7 +88,11 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
       procs.push(second);
       await second.ready;
       expect(second.demoKey()).toBeNull();
-      await rx.waitFor((got) => committed.every((id) => got.some((r) => r.headers['service-event-id'] === id)), 60_000, 'every committed event');
+      await rx.waitFor(
+        (got) => committed.every((id) => got.some((r) => r.headers['service-event-id'] === id)),
+        60_000,
+        'every committed event',
+      );
       expect(rx.received.length).toBeGreaterThan(before);
       // Then until every delivery is finished: the attempts in flight at the kill are retried once their
       // claims' leases (3 s here) run out.
@@ -136,46 +140,50 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
     }
   }, 120_000);
 
-  it.runIf(ENGINE === 'postgres')('two server processes on one PostgreSQL never deliver the same attempt twice', async () => {
-    const db = await createTestDatabase();
-    dbs.push(db);
-    const rx = await startReceiver(() => ({ status: 200, delayMs: 2 }));
-    try {
-      const a = await spawnServer(db.url, ENV);
-      procs.push(a);
-      await a.ready;
-      const key = a.demoKey()!;
-      const b = await spawnServer(db.url, ENV);
-      procs.push(b);
-      await b.ready;
-      expect((await api(a.sandboxPort, key, 'POST', '/webhook_endpoints', { url: rx.url })).status).toBe(201);
-      expect((await api(b.sandboxPort, key, 'POST', '/webhook_endpoints', { url: `${rx.url}/second` })).status).toBe(201);
-      const writes: Array<Promise<{ status: number }>> = [];
-      for (let i = 0; i < 100; i++) {
-        writes.push(api(i % 2 ? a.sandboxPort : b.sandboxPort, key, 'POST', '/payment-intents', { amount: '10.00', currency: 'USD' }));
-      }
-      expect((await Promise.all(writes)).every((r) => r.status === 201)).toBe(true);
-      await rx.waitFor((got) => got.length >= 200, 60_000, '200 deliveries');
-      await new Promise((r) => setTimeout(r, 500));
-      expect(rx.received).toHaveLength(200);
-      const perTarget = new Map<string, number>();
-      for (const r of rx.received) {
-        const k = `${r.path} ${String(r.headers['service-event-id'])}`;
-        perTarget.set(k, (perTarget.get(k) ?? 0) + 1);
-      }
-      expect(perTarget.size).toBe(200);
-      expect([...perTarget.values()].every((n) => n === 1)).toBe(true);
-      const d = openDatabase(db.url);
+  it.runIf(ENGINE === 'postgres')(
+    'two server processes on one PostgreSQL never deliver the same attempt twice',
+    async () => {
+      const db = await createTestDatabase();
+      dbs.push(db);
+      const rx = await startReceiver(() => ({ status: 200, delayMs: 2 }));
       try {
-        const attempts = await d.db.selectFrom('webhook_attempts').select(['delivery_id', 'outcome']).execute();
-        expect(attempts).toHaveLength(200);
-        expect(new Set(attempts.map((x) => x.delivery_id)).size).toBe(200);
-        expect(attempts.every((x) => x.outcome === 'succeeded')).toBe(true);
+        const a = await spawnServer(db.url, ENV);
+        procs.push(a);
+        await a.ready;
+        const key = a.demoKey()!;
+        const b = await spawnServer(db.url, ENV);
+        procs.push(b);
+        await b.ready;
+        expect((await api(a.sandboxPort, key, 'POST', '/webhook_endpoints', { url: rx.url })).status).toBe(201);
+        expect((await api(b.sandboxPort, key, 'POST', '/webhook_endpoints', { url: `${rx.url}/second` })).status).toBe(201);
+        const writes: Array<Promise<{ status: number }>> = [];
+        for (let i = 0; i < 100; i++) {
+          writes.push(api(i % 2 ? a.sandboxPort : b.sandboxPort, key, 'POST', '/payment-intents', { amount: '10.00', currency: 'USD' }));
+        }
+        expect((await Promise.all(writes)).every((r) => r.status === 201)).toBe(true);
+        await rx.waitFor((got) => got.length >= 200, 60_000, '200 deliveries');
+        await new Promise((r) => setTimeout(r, 500));
+        expect(rx.received).toHaveLength(200);
+        const perTarget = new Map<string, number>();
+        for (const r of rx.received) {
+          const k = `${r.path} ${String(r.headers['service-event-id'])}`;
+          perTarget.set(k, (perTarget.get(k) ?? 0) + 1);
+        }
+        expect(perTarget.size).toBe(200);
+        expect([...perTarget.values()].every((n) => n === 1)).toBe(true);
+        const d = openDatabase(db.url);
+        try {
+          const attempts = await d.db.selectFrom('webhook_attempts').select(['delivery_id', 'outcome']).execute();
+          expect(attempts).toHaveLength(200);
+          expect(new Set(attempts.map((x) => x.delivery_id)).size).toBe(200);
+          expect(attempts.every((x) => x.outcome === 'succeeded')).toBe(true);
+        } finally {
+          await d.close();
+        }
       } finally {
-        await d.close();
+        await rx.close();
       }
-    } finally {
-      await rx.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

@@ -44,7 +44,16 @@ describe(`webhooks (${ENGINE})`, () => {
           type: 'payment_intent.paid',
           api_version: '2026-06-01',
           livemode: false,
-          data: { id: piId, object: 'payment_intent', status: 'paid', amount: '1500.00', currency: 'KES', payment_method: 'mpesa', settlement_currency: 'USDT', merchant_reference: 'order-42' },
+          data: {
+            id: piId,
+            object: 'payment_intent',
+            status: 'paid',
+            amount: '1500.00',
+            currency: 'KES',
+            payment_method: 'mpesa',
+            settlement_currency: 'USDT',
+            merchant_reference: 'order-42',
+          },
         });
         expect(body.id).toMatch(/^evt_/);
         expect(h['service-event-id']).toBe(body.id);
@@ -61,7 +70,11 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(verifyServiceSignature(`${secret}x`, h, got!.body)).toBe(false);
 
         // Standard Webhooks: the raw key format, and the usual whsec_<base64> form of the same bytes.
-        const swHeaders = { 'webhook-id': String(h['webhook-id']), 'webhook-timestamp': String(h['webhook-timestamp']), 'webhook-signature': String(h['webhook-signature']) };
+        const swHeaders = {
+          'webhook-id': String(h['webhook-id']),
+          'webhook-timestamp': String(h['webhook-timestamp']),
+          'webhook-signature': String(h['webhook-signature']),
+        };
         expect(new Webhook(secret, { format: 'raw' }).verify(got!.body, swHeaders)).toMatchObject({ id: body.id });
         expect(new Webhook(`whsec_${Buffer.from(secret).toString('base64')}`).verify(got!.body, swHeaders)).toMatchObject({ id: body.id });
         expect(() => new Webhook(secret, { format: 'raw' }).verify(got!.body.replace('paid', 'pa1d'), swHeaders)).toThrow();
@@ -73,13 +86,34 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(feed.json.data[0]).toEqual(body);
         const insp = await m.sb('GET', `/webhook_events/${body.id}`);
         expect(insp.status, insp.text).toBe(200);
-        expect(insp.json).toMatchObject({ id: body.id, object: 'webhook_event', type: 'payment_intent.paid', data: body.data, created_at: body.created_at });
+        expect(insp.json).toMatchObject({
+          id: body.id,
+          object: 'webhook_event',
+          type: 'payment_intent.paid',
+          data: body.data,
+          created_at: body.created_at,
+        });
         expect(insp.json.deliveries).toHaveLength(1);
         const d = insp.json.deliveries[0];
-        expect(d).toMatchObject({ object: 'webhook_delivery', endpoint: e.json.id, url: `${r.url}/paid`, status: 'succeeded', attempt_count: 1, last_status_code: 200, next_attempt_at: null });
+        expect(d).toMatchObject({
+          object: 'webhook_delivery',
+          endpoint: e.json.id,
+          url: `${r.url}/paid`,
+          status: 'succeeded',
+          attempt_count: 1,
+          last_status_code: 200,
+          next_attempt_at: null,
+        });
         expect(d.id).toMatch(/^whd_/);
         expect(d.attempts).toHaveLength(1);
-        expect(d.attempts[0]).toMatchObject({ object: 'webhook_attempt', attempt: 1, outcome: 'succeeded', status_code: 200, error: null, url: `${r.url}/paid` });
+        expect(d.attempts[0]).toMatchObject({
+          object: 'webhook_attempt',
+          attempt: 1,
+          outcome: 'succeeded',
+          status_code: 200,
+          error: null,
+          url: `${r.url}/paid`,
+        });
         expect(d.attempts[0].id).toMatch(/^wha_/);
         expect(typeof d.attempts[0].duration_ms).toBe('number');
         expect(Date.parse(d.attempts[0].finished_at)).toBeGreaterThanOrEqual(Date.parse(d.attempts[0].started_at));
@@ -99,9 +133,16 @@ describe(`webhooks (${ENGINE})`, () => {
       const db = s.running.database.db;
       const events = await db.selectFrom('events').select(['id', 'type']).where('merchant_id', '=', m.merchant.id).execute();
       expect(events.map((e) => e.type).sort()).toEqual(['payment_intent.confirming', 'payment_intent.created', 'payment_intent.paid']);
-      const deliveries = await db.selectFrom('webhook_deliveries').select(['event_id', 'endpoint_id']).where('merchant_id', '=', m.merchant.id).execute();
+      const deliveries = await db
+        .selectFrom('webhook_deliveries')
+        .select(['event_id', 'endpoint_id'])
+        .where('merchant_id', '=', m.merchant.id)
+        .execute();
       const byType = (t: string) =>
-        deliveries.filter((d) => d.event_id === events.find((e) => e.type === t)!.id).map((d) => d.endpoint_id).sort();
+        deliveries
+          .filter((d) => d.event_id === events.find((e) => e.type === t)!.id)
+          .map((d) => d.endpoint_id)
+          .sort();
       expect(byType('payment_intent.created')).toEqual([all.json.id]);
       expect(byType('payment_intent.paid')).toEqual([all.json.id, paidOnly.json.id].sort());
       expect(deliveries.some((d) => d.endpoint_id === refundsOnly.json.id)).toBe(false);
@@ -120,7 +161,9 @@ describe(`webhooks (${ENGINE})`, () => {
           // The transaction committed before the response left: time from the response to the arrival bounds
           // the commit-to-attempt delay from above (an arrival before the response counts as 0).
           const answered = performance.now();
-          const [got] = (await r.waitFor((x) => x.some((y) => JSON.parse(y.body).data.id === res.json.id))).filter((y) => JSON.parse(y.body).data.id === res.json.id);
+          const [got] = (await r.waitFor((x) => x.some((y) => JSON.parse(y.body).data.id === res.json.id))).filter(
+            (y) => JSON.parse(y.body).data.id === res.json.id,
+          );
           delays.push(Math.max(0, got!.at - answered));
         }
         delays.sort((a, b) => a - b);
@@ -206,7 +249,11 @@ describe(`webhooks (${ENGINE})`, () => {
     it('honours Retry-After on 429 and 503', async () => {
       const m = await merchant();
       const r = await startReceiver((_req, i) =>
-        i === 0 ? { status: 429, headers: { 'retry-after': '1' } } : i === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 204 },
+        i === 0
+          ? { status: 429, headers: { 'retry-after': '1' } }
+          : i === 1
+            ? { status: 503, headers: { 'retry-after': '1' } }
+            : { status: 204 },
       );
       try {
         await m.sb('POST', '/webhook_endpoints', { url: r.url, events: ['payment_intent.created'] });
@@ -256,7 +303,8 @@ describe(`webhooks (${ENGINE})`, () => {
       const closed = await startReceiver();
       await closed.close();
       try {
-        for (const url of [redirecting.url, slow.url, closed.url]) await m.sb('POST', '/webhook_endpoints', { url, events: ['payment_intent.created'] });
+        for (const url of [redirecting.url, slow.url, closed.url])
+          await m.sb('POST', '/webhook_endpoints', { url, events: ['payment_intent.created'] });
         const pi = await m.sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         const evt = (await m.sb('GET', '/webhook_events?type=payment_intent.created')).json.data[0].id;
         expect((await m.sb('GET', '/webhook_events?type=payment_intent.created')).json.data[0].data.id).toBe(pi.json.id);

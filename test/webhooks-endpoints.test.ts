@@ -27,7 +27,10 @@ describe(`webhooks (${ENGINE})`, () => {
   describe('endpoints', () => {
     it('creates an endpoint: 201, a we_ id and the cwk_whsec_ secret in this response only', async () => {
       const m = await merchant();
-      const r = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/hooks`, events: ['payment_intent.paid', 'payment_intent.paid', 'refund.created'] });
+      const r = await m.sb('POST', '/webhook_endpoints', {
+        url: `${rx.url}/hooks`,
+        events: ['payment_intent.paid', 'payment_intent.paid', 'refund.created'],
+      });
       expect(r.status, r.text).toBe(201);
       expect(Object.keys(r.json).sort()).toEqual([...ENDPOINT_KEYS, ...META_KEYS, 'secret'].sort());
       expect(r.json.id).toMatch(/^we_[0-9A-Za-z]{24}$/);
@@ -46,7 +49,13 @@ describe(`webhooks (${ENGINE})`, () => {
       expect(got.status, got.text).toBe(200);
       expect(Object.keys(got.json).sort()).toEqual([...ENDPOINT_KEYS, ...META_KEYS].sort());
       expect(got.text).not.toContain(r.json.secret);
-      expect(got.json).toMatchObject({ id: r.json.id, url: r.json.url, events: r.json.events, status: 'enabled', created_at: r.json.created_at });
+      expect(got.json).toMatchObject({
+        id: r.json.id,
+        url: r.json.url,
+        events: r.json.events,
+        status: 'enabled',
+        created_at: r.json.created_at,
+      });
 
       const list = await m.sb('GET', '/webhook_endpoints');
       expect(list.status).toBe(200);
@@ -69,15 +78,30 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('refuses bad input with the field named, and writes nothing', async () => {
       const m = await merchant();
-      expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: ['payment_intent.paid', 'payment_intent.exploded'] }), 400, 'parameter_invalid', 'events[1]');
-      expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: 'payment_intent.paid' }), 400, 'parameter_invalid', 'events');
+      expectError(
+        await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: ['payment_intent.paid', 'payment_intent.exploded'] }),
+        400,
+        'parameter_invalid',
+        'events[1]',
+      );
+      expectError(
+        await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: 'payment_intent.paid' }),
+        400,
+        'parameter_invalid',
+        'events',
+      );
       expectError(await m.sb('POST', '/webhook_endpoints', { events: [] }), 400, 'parameter_missing', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url, secret: 'x' }), 400, 'parameter_unknown', 'secret');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'not a url' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'ftp://127.0.0.1/x' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'http://user:pw@127.0.0.1/x' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 42 }), 400, 'parameter_invalid', 'url');
-      expectError(await m.sb('POST', '/webhook_endpoints', { url: `https://example.com/${'a'.repeat(2100)}` }), 400, 'parameter_invalid', 'url');
+      expectError(
+        await m.sb('POST', '/webhook_endpoints', { url: `https://example.com/${'a'.repeat(2100)}` }),
+        400,
+        'parameter_invalid',
+        'url',
+      );
       const list = await m.sb('GET', '/webhook_endpoints');
       expect(list.json.data).toEqual([]);
     });
@@ -107,7 +131,10 @@ describe(`webhooks (${ENGINE})`, () => {
       for (let i = 0; i < 16; i++) expect((await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/${i}` })).status).toBe(201);
       expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url }), 400, 'too_many_webhook_endpoints', null);
       // The live environment has its own 16.
-      const live = await s.call('live', 'POST', '/webhook_endpoints', { key: m.keys.live_secret!, body: { url: 'https://93.184.215.14/hook' } });
+      const live = await s.call('live', 'POST', '/webhook_endpoints', {
+        key: m.keys.live_secret!,
+        body: { url: 'https://93.184.215.14/hook' },
+      });
       expect(live.status, live.text).toBe(201);
       expect(live.json.livemode).toBe(true);
     });
@@ -115,7 +142,12 @@ describe(`webhooks (${ENGINE})`, () => {
     it('enforces scopes: webhooks:read lists, webhooks:write creates', async () => {
       const m = await merchant();
       const reader = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['webhooks:read'] });
-      const payments = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['payments:read', 'payments:write'] });
+      const payments = await s.newKey({
+        merchantId: m.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['payments:read', 'payments:write'],
+      });
       const asReader = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key: reader.key, body });
       expect((await asReader('GET', '/webhook_endpoints')).status).toBe(200);
       expect((await asReader('GET', '/webhook_events')).status).toBe(200);
@@ -208,10 +240,25 @@ describe(`webhooks (${ENGINE})`, () => {
         ] as const) {
           await s.running.database.db
             .insertInto('webhook_endpoints')
-            .values({ id, merchant_id: m.merchant.id, environment: 'live', url, events: '[]', secret: 'cwk_whsec_x', status: 'enabled', disabled_reason: null, created_at: now, updated_at: now, deleted_at: null })
+            .values({
+              id,
+              merchant_id: m.merchant.id,
+              environment: 'live',
+              url,
+              events: '[]',
+              secret: 'cwk_whsec_x',
+              status: 'enabled',
+              disabled_reason: null,
+              created_at: now,
+              updated_at: now,
+              deleted_at: null,
+            })
             .execute();
         }
-        const pi = await s.call('live', 'POST', '/payment-intents', { key: m.keys.live_secret!, body: { amount: '10.00', currency: 'USD' } });
+        const pi = await s.call('live', 'POST', '/payment-intents', {
+          key: m.keys.live_secret!,
+          body: { amount: '10.00', currency: 'USD' },
+        });
         expect(pi.status, pi.text).toBe(201);
         const events = await s.call('live', 'GET', '/webhook_events', { key: m.keys.live_secret! });
         const evt = events.json.data[0].id as string;
@@ -222,7 +269,10 @@ describe(`webhooks (${ENGINE})`, () => {
           if (attempts.length >= 2 && attempts.every((a: { outcome: string }) => a.outcome === 'failed')) break;
           await sleep(50);
         }
-        const deliveries = detail!.json.deliveries as Array<{ url: string; attempts: Array<{ outcome: string; error: string; status_code: number | null }> }>;
+        const deliveries = detail!.json.deliveries as Array<{
+          url: string;
+          attempts: Array<{ outcome: string; error: string; status_code: number | null }>;
+        }>;
         expect(deliveries).toHaveLength(2);
         for (const d of deliveries) {
           expect(d.attempts[0]!.outcome, JSON.stringify(d)).toBe('failed');
@@ -237,11 +287,24 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('classifies addresses with ipaddr.js, and the connection lookup refuses any private answer', async () => {
       for (const a of ['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111']) expect(isPublicAddress(a), a).toBe(true);
-      for (const a of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', '::ffff:10.0.0.1', 'fc00::1', '100.64.1.1', '192.0.2.1', 'not-an-ip']) {
+      for (const a of [
+        '127.0.0.1',
+        '10.0.0.1',
+        '169.254.169.254',
+        '::1',
+        '::ffff:10.0.0.1',
+        'fc00::1',
+        '100.64.1.1',
+        '192.0.2.1',
+        'not-an-ip',
+      ]) {
         expect(isPublicAddress(a), a).toBe(false);
       }
       const fake = (answers: string[]) => (_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
-        cb(null, answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+        cb(
+          null,
+          answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        );
       const run = (answers: string[], all: boolean) =>
         new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) =>
           publicOnlyLookup(fake(answers) as never)('hooks.example', { all }, (err, address) => resolve({ err, address })),

@@ -30,7 +30,11 @@ describe(`webhooks (${ENGINE})`, () => {
       expect(all.status, all.text).toBe(200);
       expect(all.json).toMatchObject({ object: 'list', has_more: false, environment: 'test', livemode: false });
       // Newest first by creation time, ties (events of one move, in one millisecond) broken by id.
-      expect(all.json.data.map((e: { type: string }) => e.type).sort()).toEqual(['payment_intent.confirming', 'payment_intent.created', 'payment_intent.paid']);
+      expect(all.json.data.map((e: { type: string }) => e.type).sort()).toEqual([
+        'payment_intent.confirming',
+        'payment_intent.created',
+        'payment_intent.paid',
+      ]);
       const times = all.json.data.map((e: { created_at: string }) => e.created_at);
       expect(times).toEqual([...times].sort().reverse());
       for (const e of all.json.data) {
@@ -87,7 +91,12 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(again.json.resent).toBe(2);
         await r.waitFor((x) => x.length >= 4);
         await sleep(200);
-        expect(r.received.map((x) => x.path).slice(2).sort()).toEqual(['/', '/second']);
+        expect(
+          r.received
+            .map((x) => x.path)
+            .slice(2)
+            .sort(),
+        ).toEqual(['/', '/second']);
       } finally {
         await r.close();
       }
@@ -105,10 +114,21 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(older.status).toBe(201);
         const t = await m.sb('POST', '/sandbox/webhooks/trigger');
         expect(t.status, t.text).toBe(200);
-        expect(t.json).toMatchObject({ object: 'event_trigger', type: 'payment_intent.paid', status: 'sent', environment: 'test', livemode: false });
+        expect(t.json).toMatchObject({
+          object: 'event_trigger',
+          type: 'payment_intent.paid',
+          status: 'sent',
+          environment: 'test',
+          livemode: false,
+        });
         const [got] = await r.waitFor((x) => x.length >= 1);
         const body = JSON.parse(got!.body);
-        expect(body).toMatchObject({ id: t.json.event, type: 'payment_intent.paid', livemode: false, data: { id: latest.json.id, status: 'paid', amount: '30.00', merchant_reference: 'latest' } });
+        expect(body).toMatchObject({
+          id: t.json.event,
+          type: 'payment_intent.paid',
+          livemode: false,
+          data: { id: latest.json.id, status: 'paid', amount: '30.00', merchant_reference: 'latest' },
+        });
         expect(verifyServiceSignature(e.json.secret, got!.headers, got!.body)).toBe(true);
         // A sample changes nothing: the intent still awaits payment.
         expect((await m.sb('GET', `/payment-intents/${latest.json.id}`)).json.status).toBe('awaiting_payment');

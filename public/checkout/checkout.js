@@ -13,11 +13,14 @@
       headers: { 'content-type': 'application/json', 'x-checkout-token': token },
       body: JSON.stringify(body),
     }).then(function (res) {
-      return res.json().then(function (json) {
-        return { ok: res.ok, status: res.status, json: json };
-      }, function () {
-        return { ok: false, status: res.status, json: {} };
-      });
+      return res.json().then(
+        function (json) {
+          return { ok: res.ok, status: res.status, json: json };
+        },
+        function () {
+          return { ok: false, status: res.status, json: {} };
+        },
+      );
     });
   }
 
@@ -28,8 +31,12 @@
   }
 
   function clearErrors(form) {
-    form.querySelectorAll('[aria-invalid]').forEach(function (el) { el.removeAttribute('aria-invalid'); });
-    form.querySelectorAll('.field-error,.form-error').forEach(function (el) { el.textContent = ''; });
+    form.querySelectorAll('[aria-invalid]').forEach(function (el) {
+      el.removeAttribute('aria-invalid');
+    });
+    form.querySelectorAll('.field-error,.form-error').forEach(function (el) {
+      el.textContent = '';
+    });
   }
 
   function showError(form, formErrorId, json) {
@@ -51,13 +58,26 @@
     var backUrl = main.getAttribute('data-back-url');
     function answer(approve, button) {
       button.disabled = true;
-      post(approveUrl, { approve: approve }).then(function (r) {
-        if (r.ok) window.location.assign(r.json.redirect || backUrl);
-        else { button.disabled = false; text('err-paypal', (r.json.error && r.json.error.message) || 'Something went wrong.'); }
-      }, function () { button.disabled = false; text('err-paypal', 'Network problem. Please try again.'); });
+      post(approveUrl, { approve: approve }).then(
+        function (r) {
+          if (r.ok) window.location.assign(r.json.redirect || backUrl);
+          else {
+            button.disabled = false;
+            text('err-paypal', (r.json.error && r.json.error.message) || 'Something went wrong.');
+          }
+        },
+        function () {
+          button.disabled = false;
+          text('err-paypal', 'Network problem. Please try again.');
+        },
+      );
     }
-    document.getElementById('paypal-approve').addEventListener('click', function (e) { answer(true, e.currentTarget); });
-    document.getElementById('paypal-cancel').addEventListener('click', function (e) { answer(false, e.currentTarget); });
+    document.getElementById('paypal-approve').addEventListener('click', function (e) {
+      answer(true, e.currentTarget);
+    });
+    document.getElementById('paypal-cancel').addEventListener('click', function (e) {
+      answer(false, e.currentTarget);
+    });
   }
 
   function checkoutPage() {
@@ -80,7 +100,9 @@
     }
     var radios = document.querySelectorAll('input[name="method"]');
     radios.forEach(function (r) {
-      r.addEventListener('change', function () { if (r.checked) showPanel(r.value); });
+      r.addEventListener('change', function () {
+        if (r.checked) showPanel(r.value);
+      });
       if (r.checked) showPanel(r.value);
     });
 
@@ -112,19 +134,29 @@
       if (target) {
         document.getElementById('return-link').hidden = false;
         text('status-detail', s.detail + ' Taking you back to the merchant in 5 seconds.');
-        setTimeout(function () { window.location.assign(target); }, 5000);
+        setTimeout(function () {
+          window.location.assign(target);
+        }, 5000);
       }
     }
 
     function poll() {
       fetch(statusUrl, { credentials: 'same-origin', headers: { accept: 'application/json' } })
-        .then(function (res) { return res.ok ? res.json() : null; })
-        .then(function (s) {
-          if (s) applyStatus(s);
-          if (!finished) setTimeout(poll, 1500);
-        }, function () { if (!finished) setTimeout(poll, 3000); });
+        .then(function (res) {
+          return res.ok ? res.json() : null;
+        })
+        .then(
+          function (s) {
+            if (s) applyStatus(s);
+            if (!finished) setTimeout(poll, 1500);
+          },
+          function () {
+            if (!finished) setTimeout(poll, 3000);
+          },
+        );
     }
-    if (FINAL[lastStatus]) finish({ status: lastStatus, detail: document.getElementById('status-detail').textContent, return_url: returnUrl });
+    if (FINAL[lastStatus])
+      finish({ status: lastStatus, detail: document.getElementById('status-detail').textContent, return_url: returnUrl });
     else setTimeout(poll, 1500);
 
     function showWallet(next) {
@@ -150,26 +182,45 @@
         e.preventDefault();
         var method = form.getAttribute('data-method');
         var body = { method: method };
-        new FormData(form).forEach(function (v, k) { body[k] = String(v); });
+        new FormData(form).forEach(function (v, k) {
+          body[k] = String(v);
+        });
         clearErrors(form);
         var button = form.querySelector('button[type="submit"]');
         button.disabled = true;
-        post(payUrl, body).then(function (r) {
-          button.disabled = false;
-          if (!r.ok) { showError(form, 'err-' + method, r.json); poll(); return; }
-          var next = r.json.next_action;
-          if (next && next.type === 'redirect') { window.location.assign(next.url); return; }
-          if (next && next.type === 'wallet_deposit') { showWallet(next); return; }
-          if (next && next.type === 'stk_push') {
-            text('status-headline', 'Check your phone');
-            text('status-detail', 'We sent a payment request to ' + next.phone + '. Enter your M-Pesa PIN on your phone to pay.');
-            button.disabled = true;
-          }
-          fetch(statusUrl, { credentials: 'same-origin' }).then(function (res) { return res.json(); }).then(applyStatus, function () {});
-        }, function () {
-          button.disabled = false;
-          text('err-' + method, 'Network problem. Please try again.');
-        });
+        post(payUrl, body).then(
+          function (r) {
+            button.disabled = false;
+            if (!r.ok) {
+              showError(form, 'err-' + method, r.json);
+              poll();
+              return;
+            }
+            var next = r.json.next_action;
+            if (next && next.type === 'redirect') {
+              window.location.assign(next.url);
+              return;
+            }
+            if (next && next.type === 'wallet_deposit') {
+              showWallet(next);
+              return;
+            }
+            if (next && next.type === 'stk_push') {
+              text('status-headline', 'Check your phone');
+              text('status-detail', 'We sent a payment request to ' + next.phone + '. Enter your M-Pesa PIN on your phone to pay.');
+              button.disabled = true;
+            }
+            fetch(statusUrl, { credentials: 'same-origin' })
+              .then(function (res) {
+                return res.json();
+              })
+              .then(applyStatus, function () {});
+          },
+          function () {
+            button.disabled = false;
+            text('err-' + method, 'Network problem. Please try again.');
+          },
+        );
       });
     });
 
@@ -179,15 +230,27 @@
         e.preventDefault();
         clearErrors(depositForm);
         var body = {};
-        new FormData(depositForm).forEach(function (v, k) { body[k] = String(v); });
+        new FormData(depositForm).forEach(function (v, k) {
+          body[k] = String(v);
+        });
         text('deposit-result', '');
         post(depositUrl, body).then(function (r) {
-          if (!r.ok) { showError(depositForm, 'err-deposit', r.json); return; }
+          if (!r.ok) {
+            showError(depositForm, 'err-deposit', r.json);
+            return;
+          }
           var d = r.json.deposit;
-          text('deposit-result', d.status === 'credited'
-            ? 'Deposit credited to this payment.'
-            : 'Deposit not credited: it was kept as an unmatched deposit (' + d.reason + ') for the merchant to see.');
-          fetch(statusUrl, { credentials: 'same-origin' }).then(function (res) { return res.json(); }).then(applyStatus, function () {});
+          text(
+            'deposit-result',
+            d.status === 'credited'
+              ? 'Deposit credited to this payment.'
+              : 'Deposit not credited: it was kept as an unmatched deposit (' + d.reason + ') for the merchant to see.',
+          );
+          fetch(statusUrl, { credentials: 'same-origin' })
+            .then(function (res) {
+              return res.json();
+            })
+            .then(applyStatus, function () {});
         });
       });
     }
@@ -195,8 +258,13 @@
     document.querySelectorAll('button[data-copy]').forEach(function (b) {
       b.addEventListener('click', function () {
         var value = document.getElementById(b.getAttribute('data-copy')).textContent;
-        var done = function () { text('copy-status', 'Copied: ' + value); };
-        if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(value).then(done, function () { text('copy-status', 'Select the text to copy it.'); });
+        var done = function () {
+          text('copy-status', 'Copied: ' + value);
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText)
+          navigator.clipboard.writeText(value).then(done, function () {
+            text('copy-status', 'Select the text to copy it.');
+          });
         else text('copy-status', 'Select the text to copy it.');
       });
     });

@@ -187,7 +187,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'machine-readable output')
     .action(
       async (
-        opts: JsonOpt & { merchant: string; env: 'test' | 'live'; type: 'secret' | 'restricted' | 'publishable'; scopes?: string[]; allowIp?: string[] },
+        opts: JsonOpt & {
+          merchant: string;
+          env: 'test' | 'live';
+          type: 'secret' | 'restricted' | 'publishable';
+          scopes?: string[];
+          allowIp?: string[];
+        },
       ) => {
         const issued = await withDb((d) =>
           createKey(d.db, systemClock, {
@@ -207,7 +213,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt) => {
       const k = await withDb((d) => revokeKey(d.db, systemClock, id));
-      emit(opts, { id: k.id, object: 'api_key', revoked: true, revoked_at: new Date(k.revoked_at!).toISOString() }, `Key ${k.id} is revoked.`);
+      emit(
+        opts,
+        { id: k.id, object: 'api_key', revoked: true, revoked_at: new Date(k.revoked_at!).toISOString() },
+        `Key ${k.id} is revoked.`,
+      );
     });
   keys
     .command('rotate <key_id>')
@@ -216,7 +226,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt & { expiresInHours: string }) => {
       const hours = Number(opts.expiresInHours);
-      if (!/^\d+(\.\d+)?$/.test(opts.expiresInHours)) throw new CliFailure('--expires-in-hours must be a number of hours', 'parameter_invalid');
+      if (!/^\d+(\.\d+)?$/.test(opts.expiresInHours))
+        throw new CliFailure('--expires-in-hours must be a number of hours', 'parameter_invalid');
       const r = await withDb((d) => rotateKey(d.db, systemClock, id, hours));
       emit(
         opts,
@@ -234,7 +245,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--fail', 'the refund failed: its funds return to the available balance; it can be asked for again')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt & { succeed?: boolean; fail?: boolean }) => {
-      if (Boolean(opts.succeed) === Boolean(opts.fail)) throw new CliFailure('give exactly one of --succeed and --fail', 'parameter_invalid');
+      if (Boolean(opts.succeed) === Boolean(opts.fail))
+        throw new CliFailure('give exactly one of --succeed and --fail', 'parameter_invalid');
       const refund = await withServices((s) => s.refunds.review(id, opts.succeed ? 'succeeded' : 'failed'));
       emit(opts, { refund: refundView(refund) }, `Refund ${refund.id} of ${refund.payment_intent_id} is ${refund.status}.`);
     });

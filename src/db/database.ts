@@ -60,7 +60,13 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     // the file as well, so 4 MB keeps the hot pages (the tails of the indexes being appended to) without
     // a long read (a report) growing the process by 16 MB. The connection never checkpoints by itself:
     // the checkpointer thread does (sqlite-checkpointer.ts).
-    const pragmas = ['busy_timeout = 5000', 'journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', `cache_size = -${SQLITE_CACHE_KB}`];
+    const pragmas = [
+      'busy_timeout = 5000',
+      'journal_mode = WAL',
+      'synchronous = NORMAL',
+      'foreign_keys = ON',
+      `cache_size = -${SQLITE_CACHE_KB}`,
+    ];
     let checkpointer: Checkpointer | null = null;
     if (path !== ':memory:') {
       pragmas.push('wal_autocheckpoint = 0');

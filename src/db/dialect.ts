@@ -1,5 +1,17 @@
 // Every difference between SQLite and PostgreSQL lives here. Queries elsewhere are written once.
-import { PostgresAdapter, sql, type Compilable, type Expression, type InsertQueryBuilder, type Kysely, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type Compilable,
+  type Expression,
+  type InsertQueryBuilder,
+  type Kysely,
+  type ExpressionBuilder,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type Transaction,
+} from 'kysely';
 import type { DB } from './schema.js';
 import type { Q } from './transaction.js';
 

@@ -33,7 +33,10 @@ export function keysetPage<DB, TB extends keyof DB, O>(
   if (cursor) {
     q = q.where(keysetBefore(engine, 'created_at', 'id', cursor.created_at, cursor.id) as never);
   }
-  return q.orderBy('created_at' as never, 'desc').orderBy('id' as never, 'desc').limit(limit + 1);
+  return q
+    .orderBy('created_at' as never, 'desc')
+    .orderBy('id' as never, 'desc')
+    .limit(limit + 1);
 }
 
 /** The page of `limit` rows out of `limit + 1` fetched. */

@@ -68,7 +68,10 @@ export function preparedShapes(): { cached: string[]; uncachable: string[] } {
  * A statement built by `build` from its arguments, compiled once per shape of them. Arrays of objects
  * among the arguments must be rows of one shape (every object with the first one's keys).
  */
-export function prepared<A extends unknown[], R>(name: string, build: (db: Q, ...args: A) => Compilable<R>): (db: Q, ...args: A) => CompiledQuery<R> {
+export function prepared<A extends unknown[], R>(
+  name: string,
+  build: (db: Q, ...args: A) => Compilable<R>,
+): (db: Q, ...args: A) => CompiledQuery<R> {
   return (db, ...args) => {
     const key = `${engineOf(db)}:${name}:${shapeOf(args)}`;
     const plan = plans.get(key);
@@ -77,10 +80,15 @@ export function prepared<A extends unknown[], R>(name: string, build: (db: Q, ..
     if (!uncachable.has(key)) {
       const probe = build(db, ...(marked(args, []) as A)).compile();
       const sources: Source[] = probe.parameters.map((p) =>
-        typeof p === 'string' && p.startsWith(MARK) ? { path: JSON.parse(p.slice(MARK.length)) as Array<string | number> } : { constant: p },
+        typeof p === 'string' && p.startsWith(MARK)
+          ? { path: JSON.parse(p.slice(MARK.length)) as Array<string | number> }
+          : { constant: p },
       );
       const candidate = { sql: probe.sql, sources };
-      const same = probe.sql === fresh.sql && bind(candidate, args).every((v, i) => Object.is(v, fresh.parameters[i])) && sources.length === fresh.parameters.length;
+      const same =
+        probe.sql === fresh.sql &&
+        bind(candidate, args).every((v, i) => Object.is(v, fresh.parameters[i])) &&
+        sources.length === fresh.parameters.length;
       if (same) plans.set(key, candidate);
       else uncachable.add(key);
     }

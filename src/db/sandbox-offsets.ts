@@ -23,7 +23,11 @@ export function sandboxOffsets(db: Db): SandboxOffsets {
             })),
           )
           .execute();
-        const row = await tx.selectFrom('sandbox_clocks').select('offset_ms').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow();
+        const row = await tx
+          .selectFrom('sandbox_clocks')
+          .select('offset_ms')
+          .where('merchant_id', '=', merchantId)
+          .executeTakeFirstOrThrow();
         return Number(row.offset_ms);
       });
     },

@@ -11,10 +11,7 @@ import type { Db } from '../db/transaction.js';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-export function registerAuth(
-  app: FastifyInstance,
-  deps: { db: Db; clock: Clock; config: Config; rateLimiter: RateLimiter },
-): void {
+export function registerAuth(app: FastifyInstance, deps: { db: Db; clock: Clock; config: Config; rateLimiter: RateLimiter }): void {
   const authenticate = keyAuthenticator(deps.db, deps.clock);
 
   /** The hook of one route: what it accepts is known when the route is added, not read per request. */
@@ -55,7 +52,10 @@ export function registerAuth(
 
       if (access === 'any_key') return;
       if (key.type === 'publishable') {
-        throw new AppError('publishable_key_not_allowed', 'Publishable keys can only call GET /v1/auth/verify; use a secret or restricted key.');
+        throw new AppError(
+          'publishable_key_not_allowed',
+          'Publishable keys can only call GET /v1/auth/verify; use a secret or restricted key.',
+        );
       }
       if (key.environment === 'live' && key.merchant.status !== 'active') {
         throw new AppError('account_inactive', 'This merchant account is suspended; live keys are refused.');

@@ -58,12 +58,15 @@ export function registerRequestContext(app: FastifyInstance, config: Config): vo
   });
   // Headers again at the end: an error raised before the hook above, or a handler that reset headers,
   // still answers with them.
-  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
-    reply.header('Service-Request-Id', request.id);
-    reply.header('Service-Version', API_VERSION);
-    if (request.auth) reply.header('Service-Environment', request.environment);
-    done(null, payload);
-  });
+  app.addHook(
+    'onSend',
+    (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+      reply.header('Service-Request-Id', request.id);
+      reply.header('Service-Version', API_VERSION);
+      if (request.auth) reply.header('Service-Environment', request.environment);
+      done(null, payload);
+    },
+  );
 }
 
 export interface ResponseMeta {

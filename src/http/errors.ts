@@ -42,7 +42,10 @@ export function errorBody(config: Config, request: FastifyRequest, err: AppError
 
 export function sendError(config: Config, request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(JSON.stringify(errorBody(config, request, err)));
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(errorBody(config, request, err)));
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

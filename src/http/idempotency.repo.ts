@@ -26,7 +26,11 @@ export async function findKey(db: Db, merchantId: string, key: string): Promise<
 
 /** Forgets a key, only if it is still the row that was read (`state` too, when given). */
 export async function forgetKey(db: Db, ref: KeyRef, state?: IdempotencyKeysTable['state']): Promise<void> {
-  let q = db.deleteFrom('idempotency_keys').where('merchant_id', '=', ref.merchantId).where('idem_key', '=', ref.key).where('created_at', '=', ref.createdAt);
+  let q = db
+    .deleteFrom('idempotency_keys')
+    .where('merchant_id', '=', ref.merchantId)
+    .where('idem_key', '=', ref.key)
+    .where('created_at', '=', ref.createdAt);
   if (state) q = q.where('state', '=', state);
   await q.execute();
 }

@@ -50,11 +50,15 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
   /** Claims the key for this request (false), or answers with the response it already had (true). */
   async function claim(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const header = request.headers['idempotency-key']!;
-    const key = Array.isArray(header) ? header[0] ?? '' : header;
+    const key = Array.isArray(header) ? (header[0] ?? '') : header;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new AppError('parameter_invalid', `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`, {
-        param: 'Idempotency-Key',
-      });
+      throw new AppError(
+        'parameter_invalid',
+        `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`,
+        {
+          param: 'Idempotency-Key',
+        },
+      );
     }
     const merchantId = request.auth!.merchantId;
     const requestHash = !request.bodyHash || request.bodyHash === EMPTY_BODY_HASH ? EMPTY_OBJECT_HASH : request.bodyHash;
@@ -63,19 +67,19 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = clock.nowMs();
       const claimed = await repo.claimKey(db, {
-          merchant_id: merchantId,
-          idem_key: key,
-          environment: request.environment,
-          method: request.method,
-          path,
-          request_hash: requestHash,
-          state: 'in_progress',
-          status_code: null,
-          content_type: null,
-          response_body: null,
-          created_at: now,
-          expires_at: now + IDEMPOTENCY_LOCK_MS,
-        });
+        merchant_id: merchantId,
+        idem_key: key,
+        environment: request.environment,
+        method: request.method,
+        path,
+        request_hash: requestHash,
+        state: 'in_progress',
+        status_code: null,
+        content_type: null,
+        response_body: null,
+        created_at: now,
+        expires_at: now + IDEMPOTENCY_LOCK_MS,
+      });
       if (claimed) {
         request.idempotency = { merchantId, key, createdAt: now };
         return false;
@@ -93,18 +97,21 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
   }
 
-  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
-    const idem = request.idempotency;
-    if (!idem) {
-      done(null, payload);
-      return;
-    }
-    request.idempotency = null;
-    void save(request, reply, idem, payload).then(
-      () => done(null, payload),
-      () => done(null, payload),
-    );
-  });
+  app.addHook(
+    'onSend',
+    (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) => {
+      const idem = request.idempotency;
+      if (!idem) {
+        done(null, payload);
+        return;
+      }
+      request.idempotency = null;
+      void save(request, reply, idem, payload).then(
+        () => done(null, payload),
+        () => done(null, payload),
+      );
+    },
+  );
 
   /** Remembers the response of a claimed key (or forgets a 5xx); never fails the response. */
   async function save(

@@ -23,7 +23,9 @@ function canonical(value: unknown): string {
 }
 
 export function hashBody(body: unknown): string {
-  return createHash('sha256').update(body === undefined ? '' : canonical(body)).digest('hex');
+  return createHash('sha256')
+    .update(body === undefined ? '' : canonical(body))
+    .digest('hex');
 }
 
 /** Rejects strings no database can keep faithfully: NUL characters and lone surrogates. */

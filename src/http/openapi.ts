@@ -30,7 +30,11 @@ export function errorResponses(...statuses: number[]) {
     const codes = Object.entries(ERROR_CODES)
       .filter(([, info]) => info.status === status)
       .map(([code]) => `\`${code}\``);
-    out[status] = { ...ErrorEnvelope, $id: undefined, description: `${STATUS_TEXT[status] ?? 'Error'}. Codes: ${codes.join(', ')}.` } as never;
+    out[status] = {
+      ...ErrorEnvelope,
+      $id: undefined,
+      description: `${STATUS_TEXT[status] ?? 'Error'}. Codes: ${codes.join(', ')}.`,
+    } as never;
   }
   return out;
 }
@@ -109,7 +113,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
             headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
             if (op.security?.length) {
-              for (const h of ['Service-Environment', 'Service-RateLimit-Limit', 'Service-RateLimit-Remaining', 'Service-RateLimit-Reset']) {
+              for (const h of [
+                'Service-Environment',
+                'Service-RateLimit-Limit',
+                'Service-RateLimit-Remaining',
+                'Service-RateLimit-Reset',
+              ]) {
                 headers[h] = { $ref: `#/components/headers/${h}` };
               }
             }

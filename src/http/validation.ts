@@ -75,7 +75,10 @@ export const serializerCompiler = ({ schema }: { schema: unknown }) => {
 
 /** `/customer/email` -> `customer.email`; `/items/0` -> `items[0]`. */
 function paramName(path: string, extra?: string): string {
-  const parts = path.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   let out = '';
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
@@ -117,7 +120,7 @@ export function validationToAppError(errors: ErrorObject[], part: string | undef
     const param = paramName(e.instancePath, name);
     return new AppError('parameter_invalid', `Invalid key ${param}: keys are 1 to 40 characters`, { param });
   }
-  const param = paramName(e.instancePath) || (part === 'body' ? 'body' : part ?? 'request');
+  const param = paramName(e.instancePath) || (part === 'body' ? 'body' : (part ?? 'request'));
   if (param === 'body' && e.keyword === 'type') {
     return new AppError('invalid_json', 'The request body must be a JSON object');
   }
@@ -128,7 +131,10 @@ export function validationToAppError(errors: ErrorObject[], part: string | undef
   } else {
     switch (e.keyword) {
       case 'type': {
-        const want = String(e.params['type']).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+        const want = String(e.params['type'])
+          .split(',')
+          .map((t) => TYPE_WORDS[t] ?? t)
+          .join(' or ');
         detail = `must be ${want}`;
         break;
       }

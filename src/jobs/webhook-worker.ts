@@ -122,7 +122,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       attempt: a,
       succeeded,
       statusCode: r.statusCode,
-      error: r.error ?? (succeeded ? null : r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400 ? 'redirect not followed' : null),
+      error:
+        r.error ?? (succeeded ? null : r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400 ? 'redirect not followed' : null),
       durationMs: r.durationMs,
       finishedAt,
       nextAttemptAt: delay === null ? null : finishedAt + delay,
@@ -206,7 +207,9 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
 
   let subscription: Subscription | null = null;
   try {
-    subscription = await subscribe(opts.pool, DELIVERY_CHANNEL, wake, (err) => logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'));
+    subscription = await subscribe(opts.pool, DELIVERY_CHANNEL, wake, (err) =>
+      logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'),
+    );
   } catch (err) {
     logger.warn({ err }, 'webhook LISTEN unavailable; polling');
   }

@@ -59,7 +59,10 @@ export function parsePositiveDecimal(text: string): Decimal | null {
 export type AmountProblem = 'format' | 'zero' | 'decimals';
 
 /** Parses an amount in a unit: a positive decimal string with no more decimals than the unit has. */
-export function parseAmount(text: string, unit: FiatCurrency | SettlementAsset): { ok: true; value: Decimal } | { ok: false; problem: AmountProblem; message: string } {
+export function parseAmount(
+  text: string,
+  unit: FiatCurrency | SettlementAsset,
+): { ok: true; value: Decimal } | { ok: false; problem: AmountProblem; message: string } {
   if (!DECIMAL_RE.test(text)) {
     return { ok: false, problem: 'format', message: 'must be a decimal string such as "1500.00"' };
   }
@@ -97,16 +100,21 @@ export function fiatForAsset(assetAmount: Decimal, rate: Decimal, currency: Fiat
 
 /** A fiat currency code, or 400 parameter_invalid naming `param`. */
 export function requireFiat(code: string, param: string): FiatCurrency {
-  if (!isFiat(code)) throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported currency`, { param });
+  if (!isFiat(code))
+    throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported currency`, { param });
   return code;
 }
 
 /** A settlement asset code, or 400 parameter_invalid naming `param`. */
 export function requireAsset(code: string, param: string): SettlementAsset {
   if (!isAsset(code)) {
-    throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported settlement asset (USDT, USDC, BTC, ETH, SOL)`, {
-      param,
-    });
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid ${param}: '${code.slice(0, 20)}' is not a supported settlement asset (USDT, USDC, BTC, ETH, SOL)`,
+      {
+        param,
+      },
+    );
   }
   return code;
 }

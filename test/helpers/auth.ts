@@ -58,7 +58,15 @@ export const SPEC_SCOPES: Record<string, string[]> = {
 /** Error codes this suite saw; each must have its entry on /docs/errors. */
 export const seenCodes = new Set<string>();
 
-export function expectError(r: ApiResponse, status: number, code: string, type: string, env: Env, label: string, param: string | null = null): void {
+export function expectError(
+  r: ApiResponse,
+  status: number,
+  code: string,
+  type: string,
+  env: Env,
+  label: string,
+  param: string | null = null,
+): void {
   expectEnvelope(r, status, code, param, { type, environment: env, label });
   expect(r.headers.get('service-version'), label).toBe('2026-06-01');
   seenCodes.add(code);

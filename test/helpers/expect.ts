@@ -50,7 +50,13 @@ export interface ErrorExpectations {
  * docs_url}, request_id, environment, livemode}` and nothing else, the request id the same in the header,
  * the body and the error, a message for people, and a docs_url that lands on the code's entry.
  */
-export function expectError(r: SeenResponse, status: number, code: string, param: string | null = null, opts: ErrorExpectations = {}): void {
+export function expectError(
+  r: SeenResponse,
+  status: number,
+  code: string,
+  param: string | null = null,
+  opts: ErrorExpectations = {},
+): void {
   const where = `${opts.label ? `${opts.label}: ` : ''}${r.status} ${r.text.slice(0, 300)}`;
   expect(r.status, where).toBe(status);
   expect(header(r, 'content-type'), where).toMatch(/^application\/json/);

@@ -147,7 +147,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     url,
     call,
     sandbox: (method, path, o = {}) => call('test', method, path, { key: merchant.keys.test_secret, ...o }),
-    newMerchant: (o = {}) => createMerchant(running.database.db, clock, { name: o.name ?? 'Another merchant', verified: o.verified ?? false }),
+    newMerchant: (o = {}) =>
+      createMerchant(running.database.db, clock, { name: o.name ?? 'Another merchant', verified: o.verified ?? false }),
     newKey: (input) => createKey(running.database.db, clock, input),
     merchant,
     async stop() {

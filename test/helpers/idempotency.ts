@@ -19,7 +19,10 @@ export function expectIdempotencyError(r: ApiResponse, code: 'idempotency_confli
   expect(r.headers.get('idempotent-replayed')).toBeNull();
 }
 
-export async function countCustomers(s: TestServer, where: { merchantId?: string; reference?: string; environment?: 'test' | 'live' }): Promise<number> {
+export async function countCustomers(
+  s: TestServer,
+  where: { merchantId?: string; reference?: string; environment?: 'test' | 'live' },
+): Promise<number> {
   let q = s.running.database.db.selectFrom('customers').select((eb) => eb.fn.countAll().as('n'));
   q = q.where('merchant_id', '=', where.merchantId ?? s.merchant.merchant.id);
   if (where.reference !== undefined) q = q.where('reference', '=', where.reference);

@@ -42,8 +42,17 @@ export async function paidSandboxIntent(s: TestServer, method = 'card', body: In
 }
 
 /** A live payment outcome, applied as a live rail's callback would (there is no live simulate endpoint). */
-export async function applyLive(s: TestServer, intentId: string, method: PaymentMethod, outcome: PaymentOutcome = 'success', merchantId?: string) {
-  return s.running.services.payments.apply({ merchantId: merchantId ?? s.merchant.merchant.id, environment: 'live' }, { intentId, method, outcome });
+export async function applyLive(
+  s: TestServer,
+  intentId: string,
+  method: PaymentMethod,
+  outcome: PaymentOutcome = 'success',
+  merchantId?: string,
+) {
+  return s.running.services.payments.apply(
+    { merchantId: merchantId ?? s.merchant.merchant.id, environment: 'live' },
+    { intentId, method, outcome },
+  );
 }
 
 export async function advanceClock(s: TestServer, seconds: number, key?: string): Promise<void> {
@@ -97,11 +106,14 @@ export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
     if (st.status === 'pending') add(`${base}/merchant_pending`, st.amount);
     if (st.status === 'frozen') add(`${base}/merchant_frozen`, st.amount);
   }
-  for (const r of refunds) if (r.status === 'requested') add(`${r.merchant_id}/${r.environment}/${r.asset}/merchant_refund_reserved`, r.asset_amount);
+  for (const r of refunds)
+    if (r.status === 'requested') add(`${r.merchant_id}/${r.environment}/${r.asset}/merchant_refund_reserved`, r.asset_amount);
   for (const account of ['merchant_pending', 'merchant_frozen', 'merchant_refund_reserved']) {
     const keys = new Set([...byAccount.keys(), ...expected.keys()].filter((k) => k.endsWith(`/${account}`)));
     for (const k of keys) {
-      expect((byAccount.get(k) ?? new Decimal(0)).toFixed(), `account ${k} against its records`).toBe((expected.get(k) ?? new Decimal(0)).toFixed());
+      expect((byAccount.get(k) ?? new Decimal(0)).toFixed(), `account ${k} against its records`).toBe(
+        (expected.get(k) ?? new Decimal(0)).toFixed(),
+      );
     }
   }
 

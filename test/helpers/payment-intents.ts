@@ -39,7 +39,10 @@ export function helpers(get: () => TestServer) {
   const db = () => get().running.database.db;
   return {
     async count(table: 'payment_intents' | 'events' | 'payment_attempts'): Promise<number> {
-      const row = await db().selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(row.n);
     },
     row(id: string) {
@@ -50,7 +53,13 @@ export function helpers(get: () => TestServer) {
       return rows.map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, any> }));
     },
     attempts(id: string) {
-      return db().selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', id).orderBy('created_at').orderBy('id').execute();
+      return db()
+        .selectFrom('payment_attempts')
+        .selectAll()
+        .where('payment_intent_id', '=', id)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
     },
   };
 }

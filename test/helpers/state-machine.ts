@@ -47,7 +47,9 @@ export function machine(get: () => TestServer, covered: Set<string>) {
   }
 
   const simulate = (id: string, outcome: Outcome, payment_method = 'service_balance', amount?: string) =>
-    get().sandbox('POST', `/sandbox/payment-intents/${id}/simulate`, { body: { outcome, payment_method, ...(amount === undefined ? {} : { amount }) } });
+    get().sandbox('POST', `/sandbox/payment-intents/${id}/simulate`, {
+      body: { outcome, payment_method, ...(amount === undefined ? {} : { amount }) },
+    });
 
   async function simulateOk(id: string, outcome: Outcome, method?: string, amount?: string): Promise<Record<string, any>> {
     const r = await simulate(id, outcome, method, amount);
@@ -57,14 +59,21 @@ export function machine(get: () => TestServer, covered: Set<string>) {
     return r.json;
   }
 
-
   const row = (id: string) => db().selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const attempts = (id: string) => db().selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', id).orderBy('created_at').orderBy('id').execute();
+  const attempts = (id: string) =>
+    db().selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', id).orderBy('created_at').orderBy('id').execute();
   async function eventRows(id: string) {
     return db().selectFrom('events').selectAll().where('payment_intent_id', '=', id).orderBy('seq').execute();
   }
   async function eventCount(): Promise<number> {
-    return Number((await db().selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    return Number(
+      (
+        await db()
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   }
 
   /**

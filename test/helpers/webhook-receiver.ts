@@ -38,7 +38,12 @@ export async function startReceiver(handler: Handler = () => ({ status: 200 })):
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { at: performance.now(), path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r: Received = {
+        at: performance.now(),
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       const index = received.push(r) - 1;
       for (const w of waiters) w();
       void Promise.resolve(h(r, index)).then(async (reply) => {

@@ -56,11 +56,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('created_at', big, (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('customers_list')
-    .on('customers')
-    .columns(['merchant_id', 'environment', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('customers_list').on('customers').columns(['merchant_id', 'environment', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('idempotency_keys')

@@ -23,7 +23,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('refund_id', 'text')
     .addColumn('created_at', big, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('ledger_entries_balance').on('ledger_entries').columns(['merchant_id', 'environment', 'asset', 'account']).execute();
+  await db.schema
+    .createIndex('ledger_entries_balance')
+    .on('ledger_entries')
+    .columns(['merchant_id', 'environment', 'asset', 'account'])
+    .execute();
   await db.schema.createIndex('ledger_entries_movement').on('ledger_entries').column('movement_id').execute();
 
   await db.schema
@@ -72,7 +76,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   // The payments report reads paid intents by payment time.
-  await db.schema.createIndex('payment_intents_paid').on('payment_intents').columns(['merchant_id', 'environment', 'paid_at', 'id']).execute();
+  await db.schema
+    .createIndex('payment_intents_paid')
+    .on('payment_intents')
+    .columns(['merchant_id', 'environment', 'paid_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', big)
     .addColumn('created_at', big, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payment_links_merchant').on('payment_links').columns(['merchant_id', 'environment', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('payment_links_merchant')
+    .on('payment_links')
+    .columns(['merchant_id', 'environment', 'created_at', 'id'])
+    .execute();
   // paid_count: paid (and later refunded) intents of a link.
   await db.schema.createIndex('payment_intents_link').on('payment_intents').columns(['payment_link', 'status']).execute();
 
@@ -85,7 +89,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('secret', 'text', (c) => c.notNull())
     .addColumn('created_at', big, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('wallet_deposits_list').on('wallet_deposits').columns(['merchant_id', 'environment', 'status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('wallet_deposits_list')
+    .on('wallet_deposits')
+    .columns(['merchant_id', 'environment', 'status', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -25,7 +25,10 @@ export async function listBalances(db: Db, scope: MerchantScope): Promise<Balanc
     .map(([asset, accounts]) => {
       const available = accounts.get(ACCOUNTS.available) ?? zero;
       // On hold: pending settlements, frozen (disputed) ones, and funds set aside for requested refunds.
-      const onHold = [ACCOUNTS.pending, ACCOUNTS.frozen, ACCOUNTS.refundReserved].reduce((sum, a) => sum.plus(accounts.get(a) ?? zero), zero);
+      const onHold = [ACCOUNTS.pending, ACCOUNTS.frozen, ACCOUNTS.refundReserved].reduce(
+        (sum, a) => sum.plus(accounts.get(a) ?? zero),
+        zero,
+      );
       const unit = asset as SettlementAsset;
       return {
         asset,

@@ -124,7 +124,10 @@ ${
   return panels.join('\n');
 }
 
-export function checkoutPage(c: CheckoutIntent, opts: { assets: Assets; token: string; statusUrl: string; payUrl: string; depositUrl: string }): string {
+export function checkoutPage(
+  c: CheckoutIntent,
+  opts: { assets: Assets; token: string; statusUrl: string; payUrl: string; depositUrl: string },
+): string {
   const r = c.row;
   const sandbox = r.environment === 'test';
   const final = FINAL_STATUSES.has(r.status) || c.linkFull;
@@ -179,10 +182,21 @@ ${amountBlock(c)}
 <div class="actions"><button type="button" id="paypal-approve">Approve payment</button>
 <button type="button" class="secondary" id="paypal-cancel">Cancel and go back</button></div>
 </main>`;
-  return layout({ title: 'Approve payment', assets: opts.assets, sandbox: r.environment === 'test', body, meta: `<meta name="checkout-token" content="${esc(opts.token)}">`, page: 'paypal' });
+  return layout({
+    title: 'Approve payment',
+    assets: opts.assets,
+    sandbox: r.environment === 'test',
+    body,
+    meta: `<meta name="checkout-token" content="${esc(opts.token)}">`,
+    page: 'paypal',
+  });
 }
 
-export function amountPage(link: PaymentLinkRow, merchantName: string, opts: { assets: Assets; error: string | null; value: string; action: string }): string {
+export function amountPage(
+  link: PaymentLinkRow,
+  merchantName: string,
+  opts: { assets: Assets; error: string | null; value: string; action: string },
+): string {
   const decimals = link.currency === 'UGX' || link.currency === 'RWF' ? 0 : 2;
   const body = `<main class="card" id="main">
 <p class="merchant">${esc(merchantName)}</p>

@@ -14,7 +14,15 @@ import { findMerchantName } from '../merchants/index.js';
 import { PAYMENT_METHODS } from '../payment-intents/index.js';
 import { amountPage, checkoutPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
 import { loadCheckoutSecret } from './checkout.repo.js';
-import { customerError, loadCheckout, networkName, qrDataUrl, statusView, type CheckoutDeps, type CheckoutIntent } from './checkout.service.js';
+import {
+  customerError,
+  loadCheckout,
+  networkName,
+  qrDataUrl,
+  statusView,
+  type CheckoutDeps,
+  type CheckoutIntent,
+} from './checkout.service.js';
 import { CheckoutTokens } from './csrf.js';
 
 export const CHECKOUT_CSP =
@@ -81,7 +89,11 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
 
   for (const a of [script, style]) {
     app.get(a.path, publicRoute, async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').type(a.type).send(a.body),
+      reply
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .type(a.type)
+        .send(a.body),
     );
   }
 
@@ -89,7 +101,14 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     securityHeaders(reply)
       .code(404)
       .type('text/html; charset=utf-8')
-      .send(messagePage(assets, request.environment === 'test', 'Payment not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
+      .send(
+        messagePage(
+          assets,
+          request.environment === 'test',
+          'Payment not found',
+          'This payment link is not valid. Check the address, or ask the merchant for a new one.',
+        ),
+      );
 
   async function requireCheckout(request: FastifyRequest, id: string): Promise<CheckoutIntent> {
     const c = await loadCheckout(deps, request.environment, id);
@@ -98,7 +117,12 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
   }
 
   /** A page of an intent's checkout (its anti-forgery token set), or the not-found page. */
-  async function servePage(request: FastifyRequest, reply: FastifyReply, id: string, render: (c: CheckoutIntent, token: string, base: string) => string) {
+  async function servePage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    render: (c: CheckoutIntent, token: string, base: string) => string,
+  ) {
     const c = await loadCheckout(deps, request.environment, id);
     if (!c) return notFoundPage(request, reply);
     const token = tokens.forPage(request, reply, c.row.id, secure(c.row.environment));
@@ -166,7 +190,14 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
       }
       const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
       const deposit = await rail.simulateDeposit(scope, request.body);
-      return { deposit: { id: deposit.id, status: deposit.status, reason: deposit.reason, credited_this_payment: deposit.payment_intent === c.row.id && deposit.status === 'credited' } };
+      return {
+        deposit: {
+          id: deposit.id,
+          status: deposit.status,
+          reason: deposit.reason,
+          credited_this_payment: deposit.payment_intent === c.row.id && deposit.status === 'credited',
+        },
+      };
     },
   );
 
@@ -178,13 +209,17 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
 
   app.post(
     '/checkout/:id/paypal/:ref',
-    { ...publicRoute, schema: { hide: true, params: PaypalParams, body: Type.Object({ approve: Type.Boolean() }, { additionalProperties: false }) } },
+    {
+      ...publicRoute,
+      schema: { hide: true, params: PaypalParams, body: Type.Object({ approve: Type.Boolean() }, { additionalProperties: false }) },
+    },
     async (request, reply) => {
       const c = await requireCheckout(request, request.params.id);
       tokens.check(request, c.row.id);
       securityHeaders(reply);
       const rail = deps.rails.railFor(c.row.environment, 'paypal');
-      if (!rail?.approve) throw new AppError('payment_method_unavailable', 'PayPal is not available for this payment.', { param: 'method' });
+      if (!rail?.approve)
+        throw new AppError('payment_method_unavailable', 'PayPal is not available for this payment.', { param: 'method' });
       const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
       try {
         await rail.approve(scope, request.params.ref, request.body.approve);
@@ -198,13 +233,28 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
   // Payment link pages: opening the url mints a fresh intent and sends the customer to its checkout.
   app.get(
     '/pay/:id',
-    { ...publicRoute, schema: { hide: true, params: IntentParams, querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 200 })) }) } },
+    {
+      ...publicRoute,
+      schema: { hide: true, params: IntentParams, querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 200 })) }) },
+    },
     async (request, reply) => {
       securityHeaders(reply);
       const sandbox = request.environment === 'test';
-      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id) ? await deps.links.findPublic(request.environment, request.params.id) : undefined;
+      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id)
+        ? await deps.links.findPublic(request.environment, request.params.id)
+        : undefined;
       if (!link) {
-        return reply.code(404).type('text/html; charset=utf-8').send(messagePage(assets, sandbox, 'Payment link not found', 'This payment link is not valid. Check the address, or ask the merchant for a new one.'));
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(
+            messagePage(
+              assets,
+              sandbox,
+              'Payment link not found',
+              'This payment link is not valid. Check the address, or ask the merchant for a new one.',
+            ),
+          );
       }
       // A HEAD (a link checker, a preview) must not mint an intent.
       if (request.method === 'HEAD') return reply.code(200).type('text/html; charset=utf-8').send();
@@ -217,14 +267,31 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
             .type('text/html; charset=utf-8')
             .send(
               opened.status === 'expired'
-                ? messagePage(assets, sandbox, 'This payment link has expired', `It no longer takes payments. Ask ${merchant.name} for a new link.`)
-                : messagePage(assets, sandbox, 'This payment link is complete', `${merchant.name} has received all the payments this link accepts, so it takes no more.`),
+                ? messagePage(
+                    assets,
+                    sandbox,
+                    'This payment link has expired',
+                    `It no longer takes payments. Ask ${merchant.name} for a new link.`,
+                  )
+                : messagePage(
+                    assets,
+                    sandbox,
+                    'This payment link is complete',
+                    `${merchant.name} has received all the payments this link accepts, so it takes no more.`,
+                  ),
             );
         case 'needs_amount':
           return reply
             .code(opened.error ? 400 : 200)
             .type('text/html; charset=utf-8')
-            .send(amountPage(link, merchant.name, { assets, error: opened.error, value: request.query.amount ?? '', action: `/pay/${link.id}` }));
+            .send(
+              amountPage(link, merchant.name, {
+                assets,
+                error: opened.error,
+                value: request.query.amount ?? '',
+                action: `/pay/${link.id}`,
+              }),
+            );
         case 'minted':
           return reply.code(303).header('location', `/checkout/${opened.intent.id}`).send();
       }

@@ -6,7 +6,13 @@ import type { Db } from '../../db/transaction.js';
 import { isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Environment } from '../../shared/scope.js';
-import { findIntentWithMerchantName, isOverdue, PAYMENT_METHODS, type IntentService, type PaymentMethod } from '../payment-intents/index.js';
+import {
+  findIntentWithMerchantName,
+  isOverdue,
+  PAYMENT_METHODS,
+  type IntentService,
+  type PaymentMethod,
+} from '../payment-intents/index.js';
 import type { LinkService } from '../payment-links/index.js';
 import { latestRailPayment, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
 
@@ -107,7 +113,9 @@ export function statusDetail(c: CheckoutIntent): string {
     case 'expired':
       return `The time to pay has run out. Ask ${c.merchantName} for a new payment link.`;
     case 'cancelled':
-      return a?.method === 'mpesa' && a.state === 'cancelled' ? 'You cancelled the M-Pesa request on your phone.' : `The payment was cancelled; nothing more is due.`;
+      return a?.method === 'mpesa' && a.state === 'cancelled'
+        ? 'You cancelled the M-Pesa request on your phone.'
+        : `The payment was cancelled; nothing more is due.`;
     case 'awaiting_payment':
       if (c.linkFull) return `${c.merchantName} has received all the payments this link accepts. Nothing was taken from you.`;
       if (a?.state === 'pending' && a.method === 'mpesa') {

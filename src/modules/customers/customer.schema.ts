@@ -52,4 +52,3 @@ export function customerView(row: CustomerRow): Customer {
     livemode: row.environment === 'live',
   };
 }
-

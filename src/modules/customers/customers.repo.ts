@@ -6,15 +6,12 @@ import type { Q } from '../../db/transaction.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
 import { scopedRows } from '../../db/scoped.js';
 
-
-
 export async function insertCustomer(db: Q, row: Insertable<CustomersTable>): Promise<void> {
   await db.insertInto('customers').values(row).execute();
 }
 
 export async function findCustomer(db: Q, scope: MerchantScope, id: string): Promise<CustomerRow | undefined> {
-  return scopedRows(db, 'customers', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'customers', scope).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listCustomers(db: Q, scope: MerchantScope, cursor: Cursor | null, limit: number): Promise<CustomerRow[]> {

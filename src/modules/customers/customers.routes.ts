@@ -10,7 +10,6 @@ import type { CustomerService } from './customers.service.js';
 const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
 
 export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerService }> = async (app, { customers }) => {
-
   app.post(
     '/customers',
     {

@@ -15,25 +15,25 @@ export class CustomerService {
 
   async create(scope: MerchantScope, input: CustomerInput): Promise<Customer> {
     const { db, clock } = this.deps;
-  const row: CustomerRow = {
-    id: newId('customer'),
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-    email: input.email ?? null,
-    phone: input.phone ?? null,
-    name: input.name ?? null,
-    reference: input.reference ?? null,
-    metadata: jsonTextOf(input.metadata ?? {}),
-    created_at: clock.nowMs(),
-  };
-  await repo.insertCustomer(db, row);
-  return customerView(row);
+    const row: CustomerRow = {
+      id: newId('customer'),
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      name: input.name ?? null,
+      reference: input.reference ?? null,
+      metadata: jsonTextOf(input.metadata ?? {}),
+      created_at: clock.nowMs(),
+    };
+    await repo.insertCustomer(db, row);
+    return customerView(row);
   }
 
   async get(scope: MerchantScope, id: string): Promise<Customer> {
-  const row = await repo.findCustomer(this.deps.db, scope, id);
-  if (!row) throw notFound('customer', id);
-  return customerView(row);
+    const row = await repo.findCustomer(this.deps.db, scope, id);
+    if (!row) throw notFound('customer', id);
+    return customerView(row);
   }
 
   async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string }): Promise<Page<Customer>> {

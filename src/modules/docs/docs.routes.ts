@@ -25,8 +25,9 @@ export async function errorsPage(): Promise<string> {
   const rows = Object.entries(ERROR_CODES)
     .map(
       ([code, info]) =>
-        `<tr id="${code}"><td><a href="#${code}"><code>${code}</code></a></td><td>${info.status}</td><td><code>${info.type}</code></td><td>${new Marked()
-          .parseInline(info.meaning) as string}</td></tr>`,
+        `<tr id="${code}"><td><a href="#${code}"><code>${code}</code></a></td><td>${info.status}</td><td><code>${info.type}</code></td><td>${
+          new Marked().parseInline(info.meaning) as string
+        }</td></tr>`,
     )
     .join('\n');
   return page(
@@ -47,7 +48,9 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP };
   const hide = { hide: true };
 
-  app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) => reply.headers(html).send((errors ??= await errorsPage())));
+  app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
+    reply.headers(html).send((errors ??= await errorsPage())),
+  );
   app.get('/docs', { config: { access: 'public' }, schema: hide }, async (_req, reply) => {
     const { Marked } = await import('marked');
     reference ??= page('Cowrie API reference', await new Marked({ gfm: true }).parse(readFileSync(referencePath, 'utf8')));

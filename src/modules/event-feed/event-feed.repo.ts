@@ -2,7 +2,6 @@ import { engineOf, finishedTxidHorizon } from '../../db/dialect.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Db } from '../../db/transaction.js';
 
-
 export interface FeedPosition {
   txid: number;
   seq: number;

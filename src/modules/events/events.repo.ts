@@ -25,11 +25,24 @@ const deliveriesForEvents = prepared('deliveries-for-events', (db: Q, eventIds: 
   const engine = engineOf(db);
   const insert = db
     .insertInto('webhook_deliveries')
-    .columns(['id', 'event_id', 'endpoint_id', 'merchant_id', 'environment', 'status', 'attempt_count', 'next_attempt_at', 'created_at', 'updated_at'])
+    .columns([
+      'id',
+      'event_id',
+      'endpoint_id',
+      'merchant_id',
+      'environment',
+      'status',
+      'attempt_count',
+      'next_attempt_at',
+      'created_at',
+      'updated_at',
+    ])
     .expression(
       db
         .selectFrom('events as e')
-        .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'))
+        .innerJoin('webhook_endpoints as w', (join) =>
+          join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'),
+        )
         .select([
           sql<string>`${idPrefix} || ${randomHexSql(engine)}`.as('id'),
           'e.id as event_id',

@@ -26,17 +26,15 @@ export interface RecordEventInput {
  * table): for a caller that writes them with other statements of its own in one batch.
  */
 export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly RecordEventInput[]): EventPayload[] {
-  const payloads = inputs.map(
-    (input): EventPayload => ({
-      id: newId('event'),
-      object: 'event',
-      type: input.type,
-      api_version: API_VERSION,
-      created_at: isoTime(input.at),
-      livemode: input.environment === 'live',
-      data: input.data,
-    }),
-  );
+  const payloads = inputs.map((input): EventPayload => ({
+    id: newId('event'),
+    object: 'event',
+    type: input.type,
+    api_version: API_VERSION,
+    created_at: isoTime(input.at),
+    livemode: input.environment === 'live',
+    data: input.data,
+  }));
   const rows = inputs.map((input, i) => ({
     id: payloads[i]!.id,
     merchant_id: input.merchantId,
@@ -47,7 +45,10 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  const deliveries = repo.insertDeliveriesStatement(db, payloads.map((p) => p.id));
+  const deliveries = repo.insertDeliveriesStatement(
+    db,
+    payloads.map((p) => p.id),
+  );
   batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
   return payloads;
 }

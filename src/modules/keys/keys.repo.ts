@@ -3,7 +3,6 @@ import { forUpdate } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Q, Tx } from '../../db/transaction.js';
 
-
 export async function insertKey(db: Q, row: NewApiKey): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
@@ -57,7 +56,9 @@ function split(row: KeyMerchantRow): KeyWithMerchant {
   };
 }
 
-const keysByHashes = prepared('keys-by-hash', (db: Q, hashes: readonly string[]) => keysWithMerchants(db).where('k.key_hash', 'in', hashes));
+const keysByHashes = prepared('keys-by-hash', (db: Q, hashes: readonly string[]) =>
+  keysWithMerchants(db).where('k.key_hash', 'in', hashes),
+);
 
 /** The keys (with their merchants) behind these hashes, by hash; one query for any number of hashes. */
 export async function findKeysByHashes(db: Q, hashes: readonly string[]): Promise<Map<string, KeyWithMerchant>> {

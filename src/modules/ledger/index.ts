@@ -1,1 +1,10 @@
-export { ACCOUNTS, UnbalancedMovement, accountBalances, postMovement, transfer, type Account, type Movement, type MovementKind } from './ledger.service.js';
+export {
+  ACCOUNTS,
+  UnbalancedMovement,
+  accountBalances,
+  postMovement,
+  transfer,
+  type Account,
+  type Movement,
+  type MovementKind,
+} from './ledger.service.js';

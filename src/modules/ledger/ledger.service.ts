@@ -63,16 +63,16 @@ export async function postMovement(trx: Q, m: Movement): Promise<string> {
   await repo.insertLegs(
     trx,
     m.legs.map((l) => ({
-        movement_id: movementId,
-        merchant_id: m.merchantId,
-        environment: m.environment,
-        asset: m.asset,
-        account: l.account,
-        amount: formatAmount(l.amount, m.asset),
-        kind: m.kind,
-        payment_intent_id: m.paymentIntentId ?? null,
-        settlement_id: m.settlementId ?? null,
-        refund_id: m.refundId ?? null,
+      movement_id: movementId,
+      merchant_id: m.merchantId,
+      environment: m.environment,
+      asset: m.asset,
+      account: l.account,
+      amount: formatAmount(l.amount, m.asset),
+      kind: m.kind,
+      payment_intent_id: m.paymentIntentId ?? null,
+      settlement_id: m.settlementId ?? null,
+      refund_id: m.refundId ?? null,
       created_at: m.at,
     })),
   );
@@ -80,14 +80,14 @@ export async function postMovement(trx: Q, m: Movement): Promise<string> {
 }
 
 /** Moves `amount` from one account to another: the commonest movement. */
-export function transfer(
-  trx: Q,
-  base: Omit<Movement, 'legs'>,
-  from: Account,
-  to: Account,
-  amount: Decimal,
-): Promise<string> {
-  return postMovement(trx, { ...base, legs: [{ account: from, amount: amount.neg() }, { account: to, amount }] });
+export function transfer(trx: Q, base: Omit<Movement, 'legs'>, from: Account, to: Account, amount: Decimal): Promise<string> {
+  return postMovement(trx, {
+    ...base,
+    legs: [
+      { account: from, amount: amount.neg() },
+      { account: to, amount },
+    ],
+  });
 }
 
 /** Every account's balance of a merchant's environment, by asset (only assets it has ever held). */

@@ -26,25 +26,19 @@ export async function findMerchantName(db: Q, id: string): Promise<string | unde
 }
 
 export async function findDefaultAppId(db: Q, merchantId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('apps')
-    .select('id')
-    .where('merchant_id', '=', merchantId)
-    .where('is_default', '=', 1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('apps').select('id').where('merchant_id', '=', merchantId).where('is_default', '=', 1).executeTakeFirst();
   return row?.id;
 }
 
-export async function updateMerchant(
-  db: Q,
-  id: string,
-  patch: Partial<Omit<Merchant, 'id' | 'created_at'>>,
-): Promise<void> {
+export async function updateMerchant(db: Q, id: string, patch: Partial<Omit<Merchant, 'id' | 'created_at'>>): Promise<void> {
   await db.updateTable('merchants').set(patch).where('id', '=', id).execute();
 }
 
 export async function countMerchants(db: Q): Promise<number> {
-  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -37,11 +37,7 @@ export interface CreatedMerchant {
   app_id: string;
 }
 
-export async function createMerchant(
-  db: Db,
-  clock: Clock,
-  input: { name: string; verified?: boolean },
-): Promise<CreatedMerchant> {
+export async function createMerchant(db: Db, clock: Clock, input: { name: string; verified?: boolean }): Promise<CreatedMerchant> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) {
     throw new AppError('parameter_invalid', 'A merchant name is 1 to 200 characters', { param: 'name' });

@@ -45,16 +45,24 @@ export const CreateIntentBody = Type.Object(
   {
     amount: DecimalString('Fiat amount, with no more decimals than the currency has'),
     currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
-    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
+    settlement_currency: Type.Optional(
+      Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' }),
+    ),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     merchant_reference: Type.Optional(Type.String({ maxLength: 255 })),
-    payment_methods: Type.Optional(Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' })),
+    payment_methods: Type.Optional(
+      Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' }),
+    ),
     customer: Type.Optional(
       Type.Object(
         {
           email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
           phone: Type.Optional(
-            Type.String({ maxLength: 40, pattern: '^\\+?[0-9][0-9 ().-]{2,39}$', 'x-message': 'must be a phone number such as +254712345678' }),
+            Type.String({
+              maxLength: 40,
+              pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
+              'x-message': 'must be a phone number such as +254712345678',
+            }),
           ),
         },
         { additionalProperties: false },
@@ -62,7 +70,9 @@ export const CreateIntentBody = Type.Object(
     ),
     metadata: Type.Optional(Metadata),
     expires_in_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 30 })),
-    return_url: Type.Optional(Type.String({ maxLength: 2000, description: 'https (or http on localhost) URL the checkout sends the customer to afterwards' })),
+    return_url: Type.Optional(
+      Type.String({ maxLength: 2000, description: 'https (or http on localhost) URL the checkout sends the customer to afterwards' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -73,7 +73,13 @@ export async function findIntentWithMerchantName(
   return { row, merchantName: merchant_name };
 }
 
-export async function listIntents(db: Q, scope: MerchantScope, filter: { status?: IntentStatus }, cursor: Cursor | null, limit: number): Promise<PaymentIntentRow[]> {
+export async function listIntents(
+  db: Q,
+  scope: MerchantScope,
+  filter: { status?: IntentStatus },
+  cursor: Cursor | null,
+  limit: number,
+): Promise<PaymentIntentRow[]> {
   let q = scopedRows(db, 'payment_intents', scope);
   if (filter.status) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
@@ -85,7 +91,12 @@ export async function latestIntent(db: Q, scope: MerchantScope): Promise<Payment
 }
 
 /** Writes `patch` while the intent still has `status`; false when it has moved on. */
-export async function updateIfStatus(tx: Tx, id: string, status: IntentStatus, patch: IntentPatch & { status?: IntentStatus }): Promise<boolean> {
+export async function updateIfStatus(
+  tx: Tx,
+  id: string,
+  status: IntentStatus,
+  patch: IntentPatch & { status?: IntentStatus },
+): Promise<boolean> {
   const res = await tx.updateTable('payment_intents').set(patch).where('id', '=', id).where('status', '=', status).executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

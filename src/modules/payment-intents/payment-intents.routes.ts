@@ -12,7 +12,6 @@ import type { IntentService } from './payment-intents.service.js';
 export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
 
 export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentService }> = async (app, { intents }) => {
-
   app.post(
     '/payment-intents',
     {

@@ -70,7 +70,13 @@ export class IntentService {
     const write = (intents: readonly NewIntent[]) => {
       const rows = intents.map((i) => i.row);
       const batch = new WriteBatch().add(repo.insertIntentsStatement(deps.db, rows));
-      addCreationEvents(deps.db, batch, this, rows, intents.map((i) => i.view));
+      addCreationEvents(
+        deps.db,
+        batch,
+        this,
+        rows,
+        intents.map((i) => i.view),
+      );
       return runAtomic(deps.db, batch);
     };
     this.insert = batcher<NewIntent, void>(
@@ -80,7 +86,14 @@ export class IntentService {
           return intents.map(() => undefined);
         } catch (err) {
           if (intents.length === 1) throw err;
-          return Promise.all(intents.map((i) => write([i]).then(() => undefined, (e: unknown) => (e instanceof Error ? e : new Error(String(e))))));
+          return Promise.all(
+            intents.map((i) =>
+              write([i]).then(
+                () => undefined,
+                (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+              ),
+            ),
+          );
         }
       },
       { maxBatchSize: 100, maxRunning: 2 },
@@ -103,9 +116,13 @@ export class IntentService {
       methods = [...new Set(input.payment_methods)];
       for (const m of methods) {
         if (!methodAllowed(m, currency, asset)) {
-          throw new AppError('payment_method_unavailable', `Payment method ${m} is not available for ${currency} settling in ${asset}: ${whyUnavailable(m)}`, {
-            param: 'payment_methods',
-          });
+          throw new AppError(
+            'payment_method_unavailable',
+            `Payment method ${m} is not available for ${currency} settling in ${asset}: ${whyUnavailable(m)}`,
+            {
+              param: 'payment_methods',
+            },
+          );
         }
       }
     }

@@ -88,8 +88,12 @@ export class PaymentService {
   /** The cap a payment of `usd` would break, or null. */
   private async capBroken(tx: Tx, merchant: Merchant, scope: MerchantScope, usd: Decimal, now: number): Promise<string | null> {
     if (merchant.limit_per_payment !== null && usd.gt(merchant.limit_per_payment)) return 'per-payment';
-    if (merchant.limit_daily !== null && (await attempts.acceptedUsdSince(tx, scope, now - DAY_MS)).plus(usd).gt(merchant.limit_daily)) return 'daily';
-    if (merchant.limit_monthly !== null && (await attempts.acceptedUsdSince(tx, scope, now - 30 * DAY_MS)).plus(usd).gt(merchant.limit_monthly)) {
+    if (merchant.limit_daily !== null && (await attempts.acceptedUsdSince(tx, scope, now - DAY_MS)).plus(usd).gt(merchant.limit_daily))
+      return 'daily';
+    if (
+      merchant.limit_monthly !== null &&
+      (await attempts.acceptedUsdSince(tx, scope, now - 30 * DAY_MS)).plus(usd).gt(merchant.limit_monthly)
+    ) {
       return 'monthly';
     }
     return null;
@@ -103,9 +107,13 @@ export class PaymentService {
     if (!row) throw notFound('payment_intent', report.intentId);
     const methods = JSON.parse(row.payment_methods) as string[];
     if (!methods.includes(report.method)) {
-      throw new AppError('payment_method_unavailable', `Payment method ${report.method} is not allowed on this payment intent (allowed: ${methods.join(', ')}).`, {
-        param: 'payment_method',
-      });
+      throw new AppError(
+        'payment_method_unavailable',
+        `Payment method ${report.method} is not allowed on this payment intent (allowed: ${methods.join(', ')}).`,
+        {
+          param: 'payment_method',
+        },
+      );
     }
     if (isOverdue(row, now)) {
       await moveIntent(tx, this, row, 'expired', { at: row.expires_at });
@@ -130,13 +138,27 @@ export class PaymentService {
       case 'overpaid':
         amount = report.amount ?? roundUp(due.mul('1.1'), asset);
         if (!amount.gt(due)) {
-          return { ok: false, error: new AppError('parameter_invalid', `Invalid amount: an overpayment is more than the ${formatAmount(due, asset)} ${asset} due`, { param: 'amount' }) };
+          return {
+            ok: false,
+            error: new AppError(
+              'parameter_invalid',
+              `Invalid amount: an overpayment is more than the ${formatAmount(due, asset)} ${asset} due`,
+              { param: 'amount' },
+            ),
+          };
         }
         break;
       case 'underpaid':
         amount = report.amount ?? roundUp(due.div(2), asset);
         if (!amount.lt(due)) {
-          return { ok: false, error: new AppError('parameter_invalid', `Invalid amount: an underpayment is less than the ${formatAmount(due, asset)} ${asset} due`, { param: 'amount' }) };
+          return {
+            ok: false,
+            error: new AppError(
+              'parameter_invalid',
+              `Invalid amount: an underpayment is less than the ${formatAmount(due, asset)} ${asset} due`,
+              { param: 'amount' },
+            ),
+          };
         }
         break;
       case 'duplicate':
@@ -165,7 +187,10 @@ export class PaymentService {
         await attempts.insertAttempt(tx, { ...attempt, outcome: 'declined', counts_to_caps: 0, failure_code: 'MERCHANT_LIMIT_EXCEEDED' });
         return {
           ok: false,
-          error: new AppError('MERCHANT_LIMIT_EXCEEDED', `This payment would exceed the merchant's ${broken} receiving limit; it was declined and the payment intent is still awaiting payment.`),
+          error: new AppError(
+            'MERCHANT_LIMIT_EXCEEDED',
+            `This payment would exceed the merchant's ${broken} receiving limit; it was declined and the payment intent is still awaiting payment.`,
+          ),
         };
       }
     }
@@ -189,7 +214,10 @@ export class PaymentService {
       case 'success':
       case 'overpaid': {
         if (row.status === 'awaiting_payment') {
-          row = await moveIntent(tx, this, row, 'confirming', { at: now, patch: { amount_received: received, payment_method: report.method } });
+          row = await moveIntent(tx, this, row, 'confirming', {
+            at: now,
+            patch: { amount_received: received, payment_method: report.method },
+          });
         }
         // The settlement (and its ledger movement) is made first: the paid event carries its status.
         const settlement = await settlePayment(tx, this.deps.settlementPolicy, merchant, row, now);
@@ -203,7 +231,9 @@ export class PaymentService {
         });
         if (outcome === 'overpaid') {
           const surplus = new Decimal(received).minus(row.pay_amount);
-          await recordIntentEventInPlace(tx, this, row, 'payment_intent.overpaid', now, { eventData: { surplus: formatAmount(surplus, asset) } });
+          await recordIntentEventInPlace(tx, this, row, 'payment_intent.overpaid', now, {
+            eventData: { surplus: formatAmount(surplus, asset) },
+          });
         }
         return { ok: true, row };
       }
@@ -237,7 +267,9 @@ export class PaymentService {
         return { ok: true, row };
       case 'dispute': {
         const frozen = await freezeSettlementForDispute(tx, row, now);
-        await recordIntentEventInPlace(tx, this, row, 'payment_intent.disputed', now, { eventData: { settlement_status: frozen?.status ?? null } });
+        await recordIntentEventInPlace(tx, this, row, 'payment_intent.disputed', now, {
+          eventData: { settlement_status: frozen?.status ?? null },
+        });
         return { ok: true, row };
       }
     }

@@ -44,7 +44,17 @@ export const INTENT_EVENTS_IN_PLACE: Readonly<Partial<Record<EventType, readonly
   'payment_intent.disputed': ['paid'],
 };
 
-export const PAYMENT_OUTCOMES = ['success', 'failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review', 'duplicate', 'dispute'] as const;
+export const PAYMENT_OUTCOMES = [
+  'success',
+  'failed',
+  'underpaid',
+  'overpaid',
+  'expired',
+  'cancelled',
+  'review',
+  'duplicate',
+  'dispute',
+] as const;
 export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
 
 /**
@@ -114,7 +124,13 @@ export interface MoveOptions {
   eventData?: Record<string, unknown>;
 }
 
-export async function moveIntent(tx: Tx, ctx: MoveContext, intent: PaymentIntentRow, to: IntentStatus, opts: MoveOptions): Promise<PaymentIntentRow> {
+export async function moveIntent(
+  tx: Tx,
+  ctx: MoveContext,
+  intent: PaymentIntentRow,
+  to: IntentStatus,
+  opts: MoveOptions,
+): Promise<PaymentIntentRow> {
   const allowed = INTENT_MOVES[intent.status][to];
   if (!allowed) throw new IllegalIntentMove(intent.status, to);
   const eventType = opts.eventType ?? allowed[0]!;

@@ -15,9 +15,13 @@ export const CreateLinkBody = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 200, description: 'Shown to the customer, and the description of every intent minted' }),
     currency: Type.String({ maxLength: 10, description: 'KES, USD, EUR, GBP, NGN, TZS, GHS, ZAR, UGX or RWF' }),
     amount: Type.Optional(DecimalString('Fiat amount; omit so that the customer enters it')),
-    settlement_currency: Type.Optional(Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' })),
+    settlement_currency: Type.Optional(
+      Type.String({ maxLength: 10, default: 'USDT', description: 'USDT (default), USDC, BTC, ETH or SOL' }),
+    ),
     max_payments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Cap on paid payments; omit for no cap' })),
-    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops minting intents (must be in the future)' })),
+    expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the link stops minting intents (must be in the future)' }),
+    ),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },

@@ -10,8 +10,7 @@ export async function insertLink(db: Q, row: PaymentLinkRow): Promise<void> {
 }
 
 export async function findLink(db: Q, scope: MerchantScope, id: string): Promise<PaymentLinkRow | undefined> {
-  return scopedRows(db, 'payment_links', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'payment_links', scope).where('id', '=', id).executeTakeFirst();
 }
 
 /** A link by id within one environment, whoever its merchant (the public link page). */

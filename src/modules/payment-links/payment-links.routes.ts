@@ -9,7 +9,6 @@ import type { LinkService } from './payment-links.service.js';
 export const PaymentLinkResponse = withMeta(paymentLinkProperties, { title: 'PaymentLinkResponse' });
 
 export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }> = async (app, { links }) => {
-
   app.post(
     '/payment-links',
     {

@@ -44,7 +44,8 @@ export class LinkService {
     let expiresAt: number | null = null;
     if (input.expires_at !== undefined) {
       expiresAt = Date.parse(input.expires_at);
-      if (!Number.isFinite(expiresAt)) throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
+      if (!Number.isFinite(expiresAt))
+        throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
       if (expiresAt <= now) throw new AppError('parameter_invalid', 'Invalid expires_at: must be in the future', { param: 'expires_at' });
     }
     const row: PaymentLinkRow = {
@@ -134,7 +135,10 @@ export class LinkService {
 }
 
 function plainAmountError(text: string, currency: string): string {
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(text)) return `Enter the amount as a number, such as 250${currency === 'UGX' || currency === 'RWF' ? '' : '.00'}.`;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text))
+    return `Enter the amount as a number, such as 250${currency === 'UGX' || currency === 'RWF' ? '' : '.00'}.`;
   if (/^[0.]+$/.test(text)) return 'Enter an amount greater than zero.';
-  return currency === 'UGX' || currency === 'RWF' ? `${currency} amounts have no decimals.` : `${currency} amounts have at most 2 decimals.`;
+  return currency === 'UGX' || currency === 'RWF'
+    ? `${currency} amounts have no decimals.`
+    : `${currency} amounts have at most 2 decimals.`;
 }

@@ -50,4 +50,3 @@ export function quoteView(row: QuoteRow): Quote {
     livemode: row.environment === 'live',
   };
 }
-

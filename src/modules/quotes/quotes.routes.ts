@@ -15,7 +15,8 @@ export const quoteRoutes: FastifyPluginAsyncTypebox<{ quotes: QuoteService }> = 
       config: { scopes: ['payments:read'] },
       schema: {
         summary: 'Lock a quote',
-        description: 'Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote.',
+        description:
+          'Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote.',
         tags: ['Rates and quotes'],
         body: QuoteBody,
         response: { 200: QuoteResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },

@@ -15,37 +15,37 @@ export class QuoteService {
   constructor(private readonly deps: { db: Db; clocks: MerchantClocks; rates: RateProvider }) {}
 
   async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: QuoteInput): Promise<Quote> {
-  const { rates } = this.deps;
-  const currency = requireFiat(input.source_currency, 'source_currency');
-  const asset = requireAsset(input.target_asset, 'target_asset');
-  const side = input.side ?? 'customer_pays';
-  const rate = rates.price(asset, currency);
-  let source: string;
-  let target: string;
-  if (side === 'customer_pays') {
-    const amount = requireAmount(input.amount, currency, 'amount');
-    source = formatAmount(amount, currency);
-    target = formatAmount(assetForFiat(amount, rate, asset), asset);
-  } else {
-    const amount = requireAmount(input.amount, asset, 'amount');
-    target = formatAmount(amount, asset);
-    source = formatAmount(fiatForAsset(amount, rate, currency), currency);
-  }
-  const now = await this.deps.clocks.nowMs(scope);
-  const row: QuoteRow = {
-    id: newId('quote'),
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-    source_currency: currency,
-    target_asset: asset,
-    side,
-    rate: rate.toFixed(),
-    source_amount: source,
-    target_amount: target,
-    expires_at: now + QUOTE_LOCK_MS,
-    created_at: now,
-  };
-  await repo.insertQuote(this.deps.db, row);
-  return quoteView(row);
+    const { rates } = this.deps;
+    const currency = requireFiat(input.source_currency, 'source_currency');
+    const asset = requireAsset(input.target_asset, 'target_asset');
+    const side = input.side ?? 'customer_pays';
+    const rate = rates.price(asset, currency);
+    let source: string;
+    let target: string;
+    if (side === 'customer_pays') {
+      const amount = requireAmount(input.amount, currency, 'amount');
+      source = formatAmount(amount, currency);
+      target = formatAmount(assetForFiat(amount, rate, asset), asset);
+    } else {
+      const amount = requireAmount(input.amount, asset, 'amount');
+      target = formatAmount(amount, asset);
+      source = formatAmount(fiatForAsset(amount, rate, currency), currency);
+    }
+    const now = await this.deps.clocks.nowMs(scope);
+    const row: QuoteRow = {
+      id: newId('quote'),
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      source_currency: currency,
+      target_asset: asset,
+      side,
+      rate: rate.toFixed(),
+      source_amount: source,
+      target_amount: target,
+      expires_at: now + QUOTE_LOCK_MS,
+      created_at: now,
+    };
+    await repo.insertQuote(this.deps.db, row);
+    return quoteView(row);
   }
 }

@@ -1,7 +1,22 @@
-export { RailRegistry, type DepositResult, type PaymentOutcomeSink, type PaymentRail, type SimulatedDeposit, type StartPaymentResult } from './rail.js';
+export {
+  RailRegistry,
+  type DepositResult,
+  type PaymentOutcomeSink,
+  type PaymentRail,
+  type SimulatedDeposit,
+  type StartPaymentResult,
+} from './rail.js';
 export { SandboxRail, DEFAULT_MPESA_ANSWER_MS, type SandboxRailOptions } from './sandbox-rail.js';
 export { latestRailPayment } from './rail-payments.repo.js';
-export { checkCard, luhnValid, normalizeMpesaPhone, WALLET_NETWORKS, WALLET_NETWORK_NAMES, WALLET_ASSETS, type WalletNetwork } from './payment-details.js';
+export {
+  checkCard,
+  luhnValid,
+  normalizeMpesaPhone,
+  WALLET_NETWORKS,
+  WALLET_NETWORK_NAMES,
+  WALLET_ASSETS,
+  type WalletNetwork,
+} from './payment-details.js';
 export { sandboxDepositAddress } from './wallet-addresses.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
 export { walletDepositRoutes } from './wallet-deposits.routes.js';

@@ -115,6 +115,7 @@ export const WALLET_NETWORK_NAMES: Record<WalletNetwork, string> = { tron: 'TRON
 export const WALLET_ASSETS = ['USDT', 'USDC'] as const;
 
 export function requireNetwork(text: unknown, param = 'network'): WalletNetwork {
-  if (typeof text === 'string' && (WALLET_NETWORKS as readonly string[]).includes(text.toLowerCase())) return text.toLowerCase() as WalletNetwork;
+  if (typeof text === 'string' && (WALLET_NETWORKS as readonly string[]).includes(text.toLowerCase()))
+    return text.toLowerCase() as WalletNetwork;
   throw new AppError('parameter_invalid', `Choose a network: ${Object.values(WALLET_NETWORK_NAMES).join(', ')}.`, { param });
 }

@@ -9,8 +9,7 @@ export async function insertRailPayment(db: Q, row: RailPaymentRow): Promise<voi
 }
 
 export async function findRailPayment(db: Q, scope: MerchantScope, id: string): Promise<RailPaymentRow | undefined> {
-  return scopedRows(db, 'rail_payments', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'rail_payments', scope).where('id', '=', id).executeTakeFirst();
 }
 
 /** The latest rail payment of an intent (what the checkout shows as the current attempt). */

@@ -12,7 +12,14 @@ import { newId } from '../../shared/ids.js';
 import type { Decimal } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { PAYMENT_METHODS, PAYMENT_OUTCOMES, type PaymentOutcome, type PaymentReport } from '../payment-intents/index.js';
-import { checkCard, maskPhone, normalizeMpesaPhone, sandboxCardResult, sandboxMpesaResult, type SandboxMpesaResult } from './payment-details.js';
+import {
+  checkCard,
+  maskPhone,
+  normalizeMpesaPhone,
+  sandboxCardResult,
+  sandboxMpesaResult,
+  type SandboxMpesaResult,
+} from './payment-details.js';
 import type {
   DepositResult,
   PaymentOutcomeSink,
@@ -60,12 +67,17 @@ export class SandboxRail implements PaymentRail {
         return this.completeAtOnce(request, { outcome: 'success' }, { payer: 'sandbox payer balance' });
       case 'card': {
         const card = checkCard(
-          { number: String(request.details['number'] ?? ''), expiry: String(request.details['expiry'] ?? ''), cvc: String(request.details['cvc'] ?? '') },
+          {
+            number: String(request.details['number'] ?? ''),
+            expiry: String(request.details['expiry'] ?? ''),
+            cvc: String(request.details['cvc'] ?? ''),
+          },
           await this.nowMs(request.scope),
         );
         const result = sandboxCardResult(card.number);
         const details = { last4: card.last4 };
-        if (result.outcome === 'failed') return this.completeAtOnce(request, { outcome: 'failed', failureCode: result.failureCode }, details);
+        if (result.outcome === 'failed')
+          return this.completeAtOnce(request, { outcome: 'failed', failureCode: result.failureCode }, details);
         const done = await this.completeAtOnce(request, { outcome: 'success' }, details);
         if (result.thenDispute) {
           const intent = await this.sink.report(request.scope, { intentId: request.intent.id, method: 'card', outcome: 'dispute' });
@@ -77,19 +89,37 @@ export class SandboxRail implements PaymentRail {
         const phone = normalizeMpesaPhone(String(request.details['phone'] ?? ''));
         const planned = sandboxMpesaResult(phone);
         const now = await this.nowMs(request.scope);
-        const row = await this.recordRailPayment(request, 'pending', { phone: maskPhone(phone), planned }, null, now + (this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS));
+        const row = await this.recordRailPayment(
+          request,
+          'pending',
+          { phone: maskPhone(phone), planned },
+          null,
+          now + (this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS),
+        );
         this.answerLater(request.scope, row.id, this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS);
         return { state: 'pending', reference: row.id, intent: request.intent, nextAction: { type: 'stk_push', phone: maskPhone(phone) } };
       }
       case 'paypal': {
         const row = await this.recordRailPayment(request, 'pending', {}, null, null);
         const approvalPath = this.options.approvalPath ?? ((id, ref) => `/checkout/${id}/paypal/${ref}`);
-        return { state: 'pending', reference: row.id, intent: request.intent, nextAction: { type: 'redirect', url: approvalPath(request.intent.id, row.id) } };
+        return {
+          state: 'pending',
+          reference: row.id,
+          intent: request.intent,
+          nextAction: { type: 'redirect', url: approvalPath(request.intent.id, row.id) },
+        };
       }
       case 'external_wallet': {
         const mclock = await this.options.clocks.of(request.scope);
-        const wallet = await allocateWalletAmount(this.options.db, request.scope, request.intent, request.details['network'], () => mclock.nowMs());
-        return { state: 'pending', reference: `${request.intent.id}/${wallet.network}`, intent: request.intent, nextAction: { type: 'wallet_deposit', ...wallet } };
+        const wallet = await allocateWalletAmount(this.options.db, request.scope, request.intent, request.details['network'], () =>
+          mclock.nowMs(),
+        );
+        return {
+          state: 'pending',
+          reference: `${request.intent.id}/${wallet.network}`,
+          intent: request.intent,
+          nextAction: { type: 'wallet_deposit', ...wallet },
+        };
       }
     }
   }
@@ -143,7 +173,9 @@ export class SandboxRail implements PaymentRail {
   ): Promise<StartPaymentResult> {
     const row = await this.recordRailPayment(request, 'resolving', details, null, null);
     const report: Omit<PaymentReport, 'intentId'> =
-      result.outcome === 'failed' ? { method: request.method, outcome: 'failed', failureCode: result.failureCode } : { method: request.method, outcome: 'success' };
+      result.outcome === 'failed'
+        ? { method: request.method, outcome: 'failed', failureCode: result.failureCode }
+        : { method: request.method, outcome: 'success' };
     const intent = await this.finish(request.scope, row, report);
     return { state: 'completed', intent };
   }
@@ -184,7 +216,9 @@ export class SandboxRail implements PaymentRail {
     if (!(await railRepo.moveRailPayment(db, row.id, 'pending', 'resolving', await this.nowMs(scope)))) return;
     const planned = (JSON.parse(row.details) as { planned: SandboxMpesaResult }).planned;
     const report: Omit<PaymentReport, 'intentId'> =
-      planned.outcome === 'failed' ? { method: 'mpesa', outcome: 'failed', failureCode: planned.failureCode } : { method: 'mpesa', outcome: planned.outcome };
+      planned.outcome === 'failed'
+        ? { method: 'mpesa', outcome: 'failed', failureCode: planned.failureCode }
+        : { method: 'mpesa', outcome: planned.outcome };
     await this.finish(scope, row, report).catch((err: unknown) => {
       if (!(err instanceof AppError)) throw err;
     });

@@ -43,7 +43,9 @@ export async function allocateWalletAmount(
   const network = requireNetwork(networkText);
   const asset = intent.settlement_currency;
   if (!(WALLET_ASSETS as readonly string[]).includes(asset)) {
-    throw new AppError('payment_method_unavailable', 'External wallets are only for intents settling in USDT or USDC.', { param: 'payment_method' });
+    throw new AppError('payment_method_unavailable', 'External wallets are only for intents settling in USDT or USDC.', {
+      param: 'payment_method',
+    });
   }
   const address = sandboxDepositAddress(scope.merchantId, scope.environment, network);
   for (let attempt = 0; ; attempt++) {
@@ -69,7 +71,11 @@ export async function allocateWalletAmount(
           }
         }
         if (amount === null) {
-          throw new AppError('payment_method_unavailable', 'Too many open wallet payments of this amount on this network; choose another network.', { param: 'network' });
+          throw new AppError(
+            'payment_method_unavailable',
+            'Too many open wallet payments of this amount on this network; choose another network.',
+            { param: 'network' },
+          );
         }
         const allocation: WalletAllocationRow = {
           id: newId('wallet_allocation'),
@@ -132,18 +138,18 @@ export async function receiveDeposit(
   }
   const id = newId('wallet_deposit');
   await repo.insertDeposit(db, {
-      id,
-      merchant_id: scope.merchantId,
-      environment: scope.environment,
-      network,
-      asset,
-      address,
-      amount,
-      tx_hash: `0x${randomBytes(32).toString('hex')}`,
-      status,
-      reason,
-      payment_intent_id: match?.payment_intent_id ?? null,
-      created_at: now,
-    });
+    id,
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+    network,
+    asset,
+    address,
+    amount,
+    tx_hash: `0x${randomBytes(32).toString('hex')}`,
+    status,
+    reason,
+    payment_intent_id: match?.payment_intent_id ?? null,
+    created_at: now,
+  });
   return { id, status, reason, payment_intent: match?.payment_intent_id ?? null };
 }

@@ -26,7 +26,10 @@ export const walletDepositRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async 
     },
     async (request) => {
       const q = request.query;
-      return withResponseMeta(request, await listWalletDeposits(db, requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, status: q.status }));
+      return withResponseMeta(
+        request,
+        await listWalletDeposits(db, requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, status: q.status }),
+      );
     },
   );
 };

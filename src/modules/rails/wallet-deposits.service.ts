@@ -15,7 +15,8 @@ export const WalletDepositRecord = Type.Object(
     object: Type.Literal('wallet_deposit'),
     status: StringEnum(['credited', 'unmatched'] as const),
     reason: Nullable(Type.String(), {
-      description: 'Why an unmatched deposit was not credited: no_matching_payment, MERCHANT_LIMIT_EXCEEDED, payment_link_completed or intent_not_payable',
+      description:
+        'Why an unmatched deposit was not credited: no_matching_payment, MERCHANT_LIMIT_EXCEEDED, payment_link_completed or intent_not_payable',
     }),
     network: Type.String(),
     asset: Type.String(),

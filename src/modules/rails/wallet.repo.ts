@@ -39,7 +39,11 @@ export async function releaseStale(tx: Tx, merchantId: string, slot: Slot, now: 
     .where((eb) =>
       eb.or([
         eb('expires_at', '<=', now),
-        eb('payment_intent_id', 'in', eb.selectFrom('payment_intents').select('id').where('merchant_id', '=', merchantId).where('status', '<>', 'awaiting_payment')),
+        eb(
+          'payment_intent_id',
+          'in',
+          eb.selectFrom('payment_intents').select('id').where('merchant_id', '=', merchantId).where('status', '<>', 'awaiting_payment'),
+        ),
       ]),
     )
     .execute();

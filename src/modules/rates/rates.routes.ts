@@ -13,7 +13,9 @@ const RatesResponse = Type.Object(
     data: Type.Array(
       Type.Object({
         asset: StringEnum(SETTLEMENT_ASSETS),
-        prices: Type.Object(Object.fromEntries(FIAT_CURRENCIES.map((c) => [c, Type.String({ description: `${c} per one unit of the asset` })]))),
+        prices: Type.Object(
+          Object.fromEntries(FIAT_CURRENCIES.map((c) => [c, Type.String({ description: `${c} per one unit of the asset` })])),
+        ),
         updated_at: Type.String({ format: 'date-time' }),
       }),
     ),

@@ -10,8 +10,7 @@ export async function insertRefund(db: Q, row: RefundRow): Promise<void> {
 }
 
 export async function findRefund(db: Q, scope: MerchantScope, id: string): Promise<RefundRow | undefined> {
-  return scopedRows(db, 'refunds', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'refunds', scope).where('id', '=', id).executeTakeFirst();
 }
 
 /** The refund of a payment that is requested or succeeded (at most one exists). */
@@ -24,7 +23,12 @@ export async function lockRefundById(trx: Tx, id: string): Promise<RefundRow | u
   return forUpdate(trx, trx.selectFrom('refunds').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
-export async function moveRefund(db: Q, row: RefundRow, to: RefundRow['status'], patch: { updated_at: number; rail_reference?: string | null }): Promise<boolean> {
+export async function moveRefund(
+  db: Q,
+  row: RefundRow,
+  to: RefundRow['status'],
+  patch: { updated_at: number; rail_reference?: string | null },
+): Promise<boolean> {
   const res = await db
     .updateTable('refunds')
     .set({ status: to, ...patch })
@@ -34,7 +38,13 @@ export async function moveRefund(db: Q, row: RefundRow, to: RefundRow['status'],
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function listRefunds(db: Q, scope: MerchantScope, filter: { paymentIntent?: string }, cursor: Cursor | null, limit: number): Promise<RefundRow[]> {
+export async function listRefunds(
+  db: Q,
+  scope: MerchantScope,
+  filter: { paymentIntent?: string },
+  cursor: Cursor | null,
+  limit: number,
+): Promise<RefundRow[]> {
   let q = scopedRows(db, 'refunds', scope);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   return keysetPage(engineOf(db), q, cursor, limit).execute();

@@ -41,7 +41,6 @@ const RefundRequestResponse = Type.Object(
 );
 
 export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }> = async (app, { refunds }) => {
-
   app.post(
     '/refunds',
     {
@@ -83,7 +82,11 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }>
     },
     async (request) => {
       const q = request.query;
-      const page = await refunds.list(requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, paymentIntent: q.payment_intent });
+      const page = await refunds.list(requireAuth(request), {
+        limit: q.limit,
+        startingAfter: q.starting_after,
+        paymentIntent: q.payment_intent,
+      });
       return withResponseMeta(request, page);
     },
   );
@@ -108,7 +111,8 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }>
       config: { scopes: ['refunds:write'] },
       schema: {
         summary: 'Request a refund (legacy)',
-        description: 'The legacy form of `POST /refunds`, kept for its response shape; the same rules and errors. New integrations use `POST /refunds`.',
+        description:
+          'The legacy form of `POST /refunds`, kept for its response shape; the same rules and errors. New integrations use `POST /refunds`.',
         tags: ['Refunds'],
         params: IdParams,
         body: Type.Object({ reason: Type.Optional(reason), return_address: Type.Optional(returnAddress) }, { additionalProperties: false }),

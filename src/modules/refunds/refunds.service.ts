@@ -14,7 +14,14 @@ import { Decimal, type SettlementAsset } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { recordEvent } from '../events/index.js';
 import { ACCOUNTS, transfer } from '../ledger/index.js';
-import { IntentMoveConflict, findIntent, lockIntent, moveIntent, type CheckoutUrlFor, type PaymentMethod } from '../payment-intents/index.js';
+import {
+  IntentMoveConflict,
+  findIntent,
+  lockIntent,
+  moveIntent,
+  type CheckoutUrlFor,
+  type PaymentMethod,
+} from '../payment-intents/index.js';
 import type { RailRegistry } from '../rails/index.js';
 import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
 import { refundView, type Refund } from './refund.schema.js';
@@ -58,10 +65,14 @@ function ledgerBase(row: RefundRow, at: number) {
 /** Checks every rule, records the refund as `requested` and reserves its funds, in one transaction. */
 async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: CreateRefundInput): Promise<RefundRow> {
   const intent = await lockIntent(trx, scope, input.paymentIntent);
-  if (!intent) throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
+  if (!intent)
+    throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
   const existing = await repo.findActiveRefundOfIntent(trx, intent.id);
   if (existing) {
-    throw new AppError('refund_exists', `This payment already has a refund (${existing.id}, ${existing.status}); a payment has at most one refund.`);
+    throw new AppError(
+      'refund_exists',
+      `This payment already has a refund (${existing.id}, ${existing.status}); a payment has at most one refund.`,
+    );
   }
   if (intent.status !== 'paid' || intent.paid_at === null || intent.payment_method === null) {
     throw new AppError('intent_not_refundable', `This payment intent is ${intent.status}; only a paid payment intent can be refunded.`);
@@ -69,7 +80,10 @@ async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: 
   let settlement: SettlementRow | undefined = await lockSettlementOfIntent(trx, intent.id);
   if (!settlement) throw new Error(`paid intent ${intent.id} has no settlement`);
   if (settlement.status === 'frozen') {
-    throw new AppError('intent_not_refundable', 'This payment is disputed (its settlement is frozen); a disputed payment cannot be refunded.');
+    throw new AppError(
+      'intent_not_refundable',
+      'This payment is disputed (its settlement is frozen); a disputed payment cannot be refunded.',
+    );
   }
   if (input.amount !== undefined && !new Decimal(input.amount).eq(intent.amount)) {
     throw new AppError(
@@ -87,7 +101,10 @@ async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: 
     );
   }
   if (method === 'service_balance') {
-    throw new AppError('use_dashboard_refund', 'This payment was made from the service balance: refund it in the dashboard with your transaction PIN.');
+    throw new AppError(
+      'use_dashboard_refund',
+      'This payment was made from the service balance: refund it in the dashboard with your transaction PIN.',
+    );
   }
   if (method === 'external_wallet' && input.returnAddress === undefined) {
     throw new AppError('return_address_required', "An external-wallet refund is a new on-chain send: give the payer's return_address.", {
@@ -95,9 +112,13 @@ async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: 
     });
   }
   if (method !== 'external_wallet' && input.returnAddress !== undefined) {
-    throw new AppError('parameter_invalid', `Invalid return_address: only external-wallet payments take one (this one was paid by ${method}).`, {
-      param: 'return_address',
-    });
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid return_address: only external-wallet payments take one (this one was paid by ${method}).`,
+      {
+        param: 'return_address',
+      },
+    );
   }
   const row: RefundRow = {
     id: newId('refund'),
@@ -118,7 +139,13 @@ async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: 
   };
   await repo.insertRefund(trx, row);
   settlement = await releaseForRefund(trx, settlement, row.id, now);
-  await transfer(trx, { ...ledgerBase(row, now), kind: 'refund_reserve', settlementId: settlement.id }, ACCOUNTS.available, ACCOUNTS.refundReserved, new Decimal(row.asset_amount));
+  await transfer(
+    trx,
+    { ...ledgerBase(row, now), kind: 'refund_reserve', settlementId: settlement.id },
+    ACCOUNTS.available,
+    ACCOUNTS.refundReserved,
+    new Decimal(row.asset_amount),
+  );
   await recordEvent(trx, {
     merchantId: row.merchant_id,
     environment: row.environment,
@@ -170,40 +197,41 @@ export class RefundService {
   constructor(private readonly deps: RefundServiceDeps) {}
 
   async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateRefundInput): Promise<RefundRow> {
-  const deps = this.deps;
-  const clock = await deps.clocks.of(scope);
-  let requested: RefundRow;
-  try {
-    requested = await transaction(deps.db, (trx) => requestRefund(trx, scope, clock.nowMs(), input));
-  } catch (err) {
-    // Two requests raced past the check: the unique index let one through.
-    if (isUniqueViolation(err)) throw new AppError('refund_exists', 'This payment already has a refund; a payment has at most one refund.');
-    throw err;
-  }
-  // The rail is asked outside any transaction. No rail (live provider rails are refunded by hand), an
-  // answer of `requested`, or a rail fault leaves the refund queued for the operator's review.
-  const rail = deps.rails?.railFor(scope.environment, requested.payment_method as PaymentMethod) ?? null;
-  if (!rail) return requested;
-  let result;
-  try {
-    const intent = (await findIntent(deps.db, scope, requested.payment_intent_id))!;
-    result = await rail.refund({
-      scope,
-      intent,
-      amount: new Decimal(requested.asset_amount),
-      ...(requested.return_address ? { returnAddress: requested.return_address } : {}),
+    const deps = this.deps;
+    const clock = await deps.clocks.of(scope);
+    let requested: RefundRow;
+    try {
+      requested = await transaction(deps.db, (trx) => requestRefund(trx, scope, clock.nowMs(), input));
+    } catch (err) {
+      // Two requests raced past the check: the unique index let one through.
+      if (isUniqueViolation(err))
+        throw new AppError('refund_exists', 'This payment already has a refund; a payment has at most one refund.');
+      throw err;
+    }
+    // The rail is asked outside any transaction. No rail (live provider rails are refunded by hand), an
+    // answer of `requested`, or a rail fault leaves the refund queued for the operator's review.
+    const rail = deps.rails?.railFor(scope.environment, requested.payment_method as PaymentMethod) ?? null;
+    if (!rail) return requested;
+    let result;
+    try {
+      const intent = (await findIntent(deps.db, scope, requested.payment_intent_id))!;
+      result = await rail.refund({
+        scope,
+        intent,
+        amount: new Decimal(requested.asset_amount),
+        ...(requested.return_address ? { returnAddress: requested.return_address } : {}),
+      });
+    } catch (err) {
+      deps.log?.error({ err, refund: requested.id }, 'rail refund failed; left requested for review');
+      return requested;
+    }
+    if (result.state === 'requested') return requested;
+    const outcome = result.state;
+    return transaction(deps.db, async (trx) => {
+      const locked = await repo.lockRefundById(trx, requested.id);
+      if (!locked || locked.status !== 'requested') return locked ?? requested;
+      return finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
     });
-  } catch (err) {
-    deps.log?.error({ err, refund: requested.id }, 'rail refund failed; left requested for review');
-    return requested;
-  }
-  if (result.state === 'requested') return requested;
-  const outcome = result.state;
-  return transaction(deps.db, async (trx) => {
-    const locked = await repo.lockRefundById(trx, requested.id);
-    if (!locked || locked.status !== 'requested') return locked ?? requested;
-    return finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
-  });
   }
 
   /** The operator's decision on a requested refund (`cowrie refunds review`). */
@@ -212,11 +240,13 @@ export class RefundService {
     return transaction(deps.db, async (trx) => {
       const row = await repo.lockRefundById(trx, refundId);
       if (!row) throw notFound('refund', refundId);
-      if (row.status !== 'requested') throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
+      if (row.status !== 'requested')
+        throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
       const now = await deps.clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
       return finishRefund(trx, deps, row, outcome, now);
     }).catch((err: unknown) => {
-      if (err instanceof IntentMoveConflict) throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);
+      if (err instanceof IntentMoveConflict)
+        throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);
       throw err;
     });
   }

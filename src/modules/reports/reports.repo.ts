@@ -5,8 +5,6 @@ import type { PaymentIntentRow, SettlementRow } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
 
-
-
 /** Inclusive start, exclusive end, in milliseconds. */
 export interface Window {
   startMs: number;
@@ -34,7 +32,10 @@ export const PAYMENT_REPORT_COLUMNS = [
 
 export type PaymentReportRow = Pick<PaymentIntentRow, (typeof PAYMENT_REPORT_COLUMNS)[number]>;
 
-export type SettlementReportRow = Pick<SettlementRow, 'id' | 'payment_intent_id' | 'asset' | 'amount' | 'status' | 'settled_at' | 'available_at'>;
+export type SettlementReportRow = Pick<
+  SettlementRow,
+  'id' | 'payment_intent_id' | 'asset' | 'amount' | 'status' | 'settled_at' | 'available_at'
+>;
 
 function paidPayments(db: Q, scope: MerchantScope, w: Window) {
   return db
@@ -46,11 +47,19 @@ function paidPayments(db: Q, scope: MerchantScope, w: Window) {
 }
 
 export async function countPayments(db: Q, scope: MerchantScope, w: Window): Promise<number> {
-  const r = await paidPayments(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const r = await paidPayments(db, scope, w)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
-export async function paymentsPage(db: Q, scope: MerchantScope, w: Window, after: KeyCursor | null, limit: number): Promise<PaymentReportRow[]> {
+export async function paymentsPage(
+  db: Q,
+  scope: MerchantScope,
+  w: Window,
+  after: KeyCursor | null,
+  limit: number,
+): Promise<PaymentReportRow[]> {
   let q = paidPayments(db, scope, w).select([...PAYMENT_REPORT_COLUMNS]);
   if (after) q = q.where(keysetBefore(engineOf(db), 'paid_at', 'id', after.at, after.id));
   return q.orderBy('paid_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
@@ -78,12 +87,20 @@ function settlementsIn(db: Q, scope: MerchantScope, w: Window) {
 }
 
 export async function countSettlements(db: Q, scope: MerchantScope, w: Window): Promise<number> {
-  const r = await settlementsIn(db, scope, w).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const r = await settlementsIn(db, scope, w)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 // A settlement's created_at is its settled_at; the list index is on created_at.
-export async function settlementsPage(db: Q, scope: MerchantScope, w: Window, after: KeyCursor | null, limit: number): Promise<SettlementReportRow[]> {
+export async function settlementsPage(
+  db: Q,
+  scope: MerchantScope,
+  w: Window,
+  after: KeyCursor | null,
+  limit: number,
+): Promise<SettlementReportRow[]> {
   let q = settlementsIn(db, scope, w).select(['id', 'payment_intent_id', 'asset', 'amount', 'status', 'settled_at', 'available_at']);
   if (after) q = q.where(keysetBefore(engineOf(db), 'created_at', 'id', after.at, after.id));
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();

@@ -16,7 +16,9 @@ const ReportQuery = Type.Object(
     to: Type.Optional(date('Last day of the window (UTC, inclusive); default today. At most 366 days after from')),
     format: StringEnum(['json', 'csv'] as const, { default: 'json', description: '`csv` answers the whole window as one attachment' }),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 100, description: 'JSON only: 1 to 200, default 100' }),
-    starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'JSON only: the `id` of the last row of the previous page' })),
+    starting_after: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'JSON only: the `id` of the last row of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -57,7 +59,6 @@ const CSV_NOTE =
   'With `format=csv`: `text/csv` with a header row, streamed as the attachment `<report>_<from>_<to>.csv`; more rows than the export ceiling answer 400 `report_too_large`.';
 
 export const reportRoutes: FastifyPluginAsyncTypebox<{ reports: service.ReportService }> = async (app, { reports }) => {
-
   for (const [path, kind, row, title] of [
     ['/reports/payments', service.PAYMENTS_REPORT, PaymentReportRow, 'Paid payments'],
     ['/reports/settlements', service.SETTLEMENTS_REPORT, SettlementReportRow, 'Settlements'],

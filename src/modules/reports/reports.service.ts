@@ -38,11 +38,16 @@ export function reportWindow(nowMs: number, from?: string, to?: string): ReportW
   if (toMs === null) throw new AppError('parameter_invalid', 'Invalid to: must be a date YYYY-MM-DD', { param: 'to' });
   const fromMs = from === undefined ? today - DEFAULT_WINDOW_DAYS * DAY_MS : parseDate(from);
   if (fromMs === null) throw new AppError('parameter_invalid', 'Invalid from: must be a date YYYY-MM-DD', { param: 'from' });
-  if (fromMs > toMs) throw new AppError('parameter_invalid', `Invalid from: ${dateOf(fromMs)} is after to (${dateOf(toMs)})`, { param: 'from' });
+  if (fromMs > toMs)
+    throw new AppError('parameter_invalid', `Invalid from: ${dateOf(fromMs)} is after to (${dateOf(toMs)})`, { param: 'from' });
   if (toMs - fromMs > MAX_WINDOW_DAYS * DAY_MS) {
-    throw new AppError('parameter_invalid', `Invalid from: the window from ${dateOf(fromMs)} to ${dateOf(toMs)} is longer than ${MAX_WINDOW_DAYS} days`, {
-      param: 'from',
-    });
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid from: the window from ${dateOf(fromMs)} to ${dateOf(toMs)} is longer than ${MAX_WINDOW_DAYS} days`,
+      {
+        param: 'from',
+      },
+    );
   }
   return { from: dateOf(fromMs), to: dateOf(toMs), startMs: fromMs, endMs: toMs + DAY_MS };
 }

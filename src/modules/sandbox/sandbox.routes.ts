@@ -29,7 +29,9 @@ const SimulateBody = Type.Object(
   {
     outcome: StringEnum(PAYMENT_OUTCOMES),
     payment_method: StringEnum(PAYMENT_METHODS),
-    amount: Type.Optional(DecimalString('Asset amount received; defaults by outcome (the amount due; half of it when underpaid; 10 % more when overpaid)')),
+    amount: Type.Optional(
+      DecimalString('Asset amount received; defaults by outcome (the amount due; half of it when underpaid; 10 % more when overpaid)'),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,7 +81,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
       const scope = requireSandbox(request);
       const body = request.body;
       const intent = await intents.getRow(scope, request.params.id);
-      const amount = body.amount === undefined ? undefined : requireAmount(body.amount, intent.settlement_currency as SettlementAsset, 'amount');
+      const amount =
+        body.amount === undefined ? undefined : requireAmount(body.amount, intent.settlement_currency as SettlementAsset, 'amount');
       const rail = deps.rails.railFor('test', body.payment_method);
       if (!rail) throw new Error(`no sandbox rail for ${body.payment_method}`);
       const result = await rail.startPayment({

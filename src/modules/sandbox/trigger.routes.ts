@@ -20,7 +20,9 @@ export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = a
           'Records a sample event of the type, built from your most recent sandbox payment intent (or a synthetic one), and delivers it to your subscribed sandbox endpoints. Changes nothing else.',
         tags: ['Sandbox'],
         body: Type.Object(
-          { type: Type.Optional(StringEnum(EVENT_TYPES, { default: 'payment_intent.paid', description: 'Default `payment_intent.paid`' })) },
+          {
+            type: Type.Optional(StringEnum(EVENT_TYPES, { default: 'payment_intent.paid', description: 'Default `payment_intent.paid`' })),
+          },
           { additionalProperties: false },
         ),
         response: {

@@ -94,13 +94,15 @@ export async function triggerSampleEvent(
   const at = await deps.clocks.nowMs(scope);
   const latest = await latestIntent(deps.db, scope);
   const intent = deps.intents.view(latest ?? syntheticIntent(merchantId, at));
-  const event = await transaction(deps.db, (tx) => recordEvent(tx, {
-    merchantId,
-    environment: 'test',
-    type,
-    data: sampleData(type, intent, at),
-    paymentIntentId: latest?.id ?? null,
-    at,
-  }));
+  const event = await transaction(deps.db, (tx) =>
+    recordEvent(tx, {
+      merchantId,
+      environment: 'test',
+      type,
+      data: sampleData(type, intent, at),
+      paymentIntentId: latest?.id ?? null,
+      at,
+    }),
+  );
   return { object: 'event_trigger', type, status: 'sent', event: event.id };
 }

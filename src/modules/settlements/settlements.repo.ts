@@ -11,8 +11,7 @@ export async function insertSettlement(db: Q, row: SettlementRow): Promise<void>
 }
 
 export async function findSettlement(db: Q, scope: Scope, id: string): Promise<SettlementRow | undefined> {
-  return scopedRows(db, 'settlements', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'settlements', scope).where('id', '=', id).executeTakeFirst();
 }
 
 export async function lockSettlementOfIntent(trx: Tx, intentId: string): Promise<SettlementRow | undefined> {

@@ -20,7 +20,9 @@ export const settlementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
         description: 'One settlement per paid payment, newest first.',
         tags: ['Settlements'],
         querystring: listQuerySchema(25, 100, {
-          payment_intent: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only the settlement of this payment intent' })),
+          payment_intent: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 255, description: 'Only the settlement of this payment intent' }),
+          ),
           status: Type.Optional(StringEnum(SETTLEMENT_STATUSES)),
         }),
         response: { 200: ListOf(SettlementRecord, { title: 'SettlementList' }), ...errorResponses(400, 401, 403, 429) },

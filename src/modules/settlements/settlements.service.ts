@@ -84,7 +84,8 @@ function accountOf(status: SettlementRow['status']) {
 export async function freezeSettlementForDispute(trx: Tx, intent: PaymentIntentRow, now: number): Promise<SettlementRow | null> {
   const row = await repo.lockSettlementOfIntent(trx, intent.id);
   if (!row || row.status === 'frozen') return row ?? null;
-  if (!(await repo.moveSettlement(trx, row, 'frozen', { available_at: null, updated_at: now }))) throw new Error(`settlement ${row.id} moved concurrently`);
+  if (!(await repo.moveSettlement(trx, row, 'frozen', { available_at: null, updated_at: now })))
+    throw new Error(`settlement ${row.id} moved concurrently`);
   await transfer(
     trx,
     { ...ledgerBase(row, row.asset, now), kind: 'dispute_freeze', paymentIntentId: intent.id, settlementId: row.id },
@@ -101,10 +102,17 @@ export async function freezeSettlementForDispute(trx: Tx, intent: PaymentIntentR
  */
 export async function releaseForRefund(trx: Tx, row: SettlementRow, refundId: string, now: number): Promise<SettlementRow> {
   if (row.status !== 'pending') return row;
-  if (!(await repo.moveSettlement(trx, row, 'available', { available_at: now, updated_at: now }))) throw new Error(`settlement ${row.id} moved concurrently`);
+  if (!(await repo.moveSettlement(trx, row, 'available', { available_at: now, updated_at: now })))
+    throw new Error(`settlement ${row.id} moved concurrently`);
   await transfer(
     trx,
-    { ...ledgerBase(row, row.asset, now), kind: 'settlement_released_for_refund', paymentIntentId: row.payment_intent_id, settlementId: row.id, refundId },
+    {
+      ...ledgerBase(row, row.asset, now),
+      kind: 'settlement_released_for_refund',
+      paymentIntentId: row.payment_intent_id,
+      settlementId: row.id,
+      refundId,
+    },
     ACCOUNTS.pending,
     ACCOUNTS.available,
     new Decimal(row.amount),
@@ -132,7 +140,12 @@ export async function matureDueSettlements(
         if (!(await repo.moveSettlement(trx, row, 'available', { available_at: row.available_at, updated_at: now }))) return false;
         await transfer(
           trx,
-          { ...ledgerBase(row, row.asset, row.available_at), kind: 'settlement_matured', paymentIntentId: row.payment_intent_id, settlementId: row.id },
+          {
+            ...ledgerBase(row, row.asset, row.available_at),
+            kind: 'settlement_matured',
+            paymentIntentId: row.payment_intent_id,
+            settlementId: row.id,
+          },
           ACCOUNTS.pending,
           ACCOUNTS.available,
           new Decimal(row.amount),

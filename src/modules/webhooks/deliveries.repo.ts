@@ -10,7 +10,6 @@ import { WriteBatch, runAtomic, type Db, type Q } from '../../db/transaction.js'
 import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
 import type { Environment } from '../../shared/scope.js';
 
-
 export interface ClaimedAttempt {
   deliveryId: string;
   eventId: string;
@@ -56,8 +55,14 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     .where('status', '=', pending);
   // The claimed rows are found again through the due-time index: pending, due at the lease's end, and
   // holding this claim's token.
-  const ours = (t: 'webhook_deliveries' | 'd') => <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) =>
-    eb.and([eb(sql.ref(`${t}.status`), '=', pending), eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd), eb(sql.ref(`${t}.locked_by`), '=', token)]);
+  const ours =
+    (t: 'webhook_deliveries' | 'd') =>
+    <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) =>
+      eb.and([
+        eb(sql.ref(`${t}.status`), '=', pending),
+        eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd),
+        eb(sql.ref(`${t}.locked_by`), '=', token),
+      ]);
   const usable = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
     eb.exists(
       eb
@@ -69,7 +74,13 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     );
   const cancel = db
     .updateTable('webhook_deliveries')
-    .set((eb) => ({ status: 'cancelled', attempt_count: eb('attempt_count', '-', 1), next_attempt_at: null, locked_by: null, completed_at: now }))
+    .set((eb) => ({
+      status: 'cancelled',
+      attempt_count: eb('attempt_count', '-', 1),
+      next_attempt_at: null,
+      locked_by: null,
+      completed_at: now,
+    }))
     .where(ours('webhook_deliveries'))
     .where((eb) => eb.not(usable(eb)));
   const prefix = `${ID_PREFIXES.webhook_attempt}_${timeBase62(now)}`;
@@ -97,10 +108,23 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'a.endpoint_id')
     .innerJoin('events as e', 'e.id', 'a.event_id')
-    .select(['a.id as attempt_id', 'a.attempt_number', 'a.delivery_id', 'a.event_id', 'w.id as endpoint_id', 'w.url', 'w.secret', 'w.environment', 'e.payload'])
+    .select([
+      'a.id as attempt_id',
+      'a.attempt_number',
+      'a.delivery_id',
+      'a.event_id',
+      'w.id as endpoint_id',
+      'w.url',
+      'w.secret',
+      'w.environment',
+      'e.payload',
+    ])
     .where(ours('d'))
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
-  const results = await runAtomic(db, new WriteBatch().add(claim.compile()).add(cancel.compile()).add(open.compile()).add(claimed.compile()));
+  const results = await runAtomic(
+    db,
+    new WriteBatch().add(claim.compile()).add(cancel.compile()).add(open.compile()).add(claimed.compile()),
+  );
   const rows = results[3]!.rows as Array<{
     attempt_id: string;
     attempt_number: number;
@@ -160,7 +184,10 @@ const recordAttempts = prepared('record-attempts', (db: Q, rows: readonly Attemp
   raw(
     db,
     sql`with v(id, outcome, status_code, error, duration_ms, finished_at) as (values ${sql.join(
-      rows.map(([id, outcome, code, error, ms, at]) => sql`(${id}, ${outcome}, cast(${code} as integer), ${error}, cast(${ms} as integer), cast(${at} as bigint))`),
+      rows.map(
+        ([id, outcome, code, error, ms, at]) =>
+          sql`(${id}, ${outcome}, cast(${code} as integer), ${error}, cast(${ms} as integer), cast(${at} as bigint))`,
+      ),
     )})
       update webhook_attempts set outcome = v.outcome, status_code = v.status_code, error = v.error, duration_ms = v.duration_ms,
         finished_at = v.finished_at
@@ -194,9 +221,14 @@ const recordDeliveries = prepared('record-deliveries', (db: Q, rows: readonly De
  */
 export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const attemptRows = outcomes.map(
-    (o): AttemptRow => [o.attempt.attemptId, o.succeeded ? 'succeeded' : 'failed', o.statusCode, o.error, Math.round(o.durationMs), o.finishedAt],
-  );
+  const attemptRows = outcomes.map((o): AttemptRow => [
+    o.attempt.attemptId,
+    o.succeeded ? 'succeeded' : 'failed',
+    o.statusCode,
+    o.error,
+    Math.round(o.durationMs),
+    o.finishedAt,
+  ]);
   const deliveryRows = outcomes.map((o): DeliveryRow => {
     const status: WebhookDeliveryStatus = o.succeeded ? 'succeeded' : o.nextAttemptAt === null ? 'failed' : 'pending';
     return [

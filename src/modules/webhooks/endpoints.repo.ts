@@ -4,19 +4,17 @@ import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
 import { scopedRows } from '../../db/scoped.js';
 
-
-
 export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTable>): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
 export async function findEndpoint(db: Q, scope: MerchantScope, id: string): Promise<WebhookEndpointRow | undefined> {
-  return scopedRows(db, 'webhook_endpoints', scope).where('id', '=', id).where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return scopedRows(db, 'webhook_endpoints', scope).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export async function listEndpoints(db: Q, scope: MerchantScope): Promise<WebhookEndpointRow[]> {
-  return scopedRows(db, 'webhook_endpoints', scope).where('deleted_at', 'is', null)
+  return scopedRows(db, 'webhook_endpoints', scope)
+    .where('deleted_at', 'is', null)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();

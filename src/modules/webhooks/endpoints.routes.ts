@@ -28,14 +28,16 @@ const CreateEndpointBody = Type.Object(
         'Where events are POSTed. Live: an https URL whose host resolves to public addresses only. Sandbox: the same, unless the operator set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1.',
     }),
     events: Type.Optional(
-      Type.Array(StringEnum(EVENT_TYPES), { maxItems: EVENT_TYPES.length * 2, description: 'Event types to send; omitted or empty means every type' }),
+      Type.Array(StringEnum(EVENT_TYPES), {
+        maxItems: EVENT_TYPES.length * 2,
+        description: 'Event types to send; omitted or empty means every type',
+      }),
     ),
   },
   { additionalProperties: false },
 );
 
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
-
   app.post(
     '/webhook_endpoints',
     {
@@ -63,7 +65,10 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookServic
         description: 'Every endpoint of this environment, newest first (at most 16; no cursor).',
         tags: ['Webhooks'],
         response: {
-          200: Type.Object({ object: Type.Literal('list'), data: Type.Array(WebhookEndpointRecord), ...metaProperties }, { title: 'WebhookEndpointList' }),
+          200: Type.Object(
+            { object: Type.Literal('list'), data: Type.Array(WebhookEndpointRecord), ...metaProperties },
+            { title: 'WebhookEndpointList' },
+          ),
           ...errorResponses(401, 403, 429),
         },
       },

@@ -10,7 +10,12 @@ export const RETRY_WAITS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000,
 export const JITTER = 0.2;
 
 /** Milliseconds to wait after a failed attempt `attempt` (1-based), or null when it was the last. */
-export function retryDelayMs(attempt: number, scale: number, retryAfterMs: number | null = null, random: () => number = Math.random): number | null {
+export function retryDelayMs(
+  attempt: number,
+  scale: number,
+  retryAfterMs: number | null = null,
+  random: () => number = Math.random,
+): number | null {
   if (attempt >= MAX_ATTEMPTS) return null;
   const base = RETRY_WAITS_MS[attempt - 1]! * scale;
   const jittered = base * (1 - JITTER + 2 * JITTER * random());

@@ -61,15 +61,23 @@ export class WebhookSender {
     const http = await this.loadHttp();
     if (stop && stop !== this.stopSignal) {
       this.stopSignal = stop;
-      stop.addEventListener('abort', () => {
-        for (const c of this.running) c.abort(stop.reason);
-      }, { once: true });
+      stop.addEventListener(
+        'abort',
+        () => {
+          for (const c of this.running) c.abort(stop.reason);
+        },
+        { once: true },
+      );
     }
-    if (stop?.aborted) return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
+    if (stop?.aborted)
+      return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
     // One controller and one timer per attempt for the total timeout (AbortSignal.any and
     // AbortSignal.timeout cost several objects and weak references per call).
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')), this.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`no answer within ${this.timeoutMs} ms`, 'TimeoutError')),
+      this.timeoutMs,
+    );
     this.running.add(controller);
     try {
       const res = await http.request(url, {
@@ -86,7 +94,8 @@ export class WebhookSender {
       const retryAfterMs = res.statusCode === 429 || res.statusCode === 503 ? parseRetryAfter(res.headers['retry-after'], nowMs()) : null;
       return { statusCode: res.statusCode, error: null, durationMs: took(), retryAfterMs };
     } catch (err) {
-      if (stop?.aborted) return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
+      if (stop?.aborted)
+        return { statusCode: null, error: 'interrupted: the server was shutting down', durationMs: took(), retryAfterMs: null };
       return { statusCode: null, error: describeError(err, this.timeoutMs), durationMs: took(), retryAfterMs: null };
     } finally {
       clearTimeout(timer);

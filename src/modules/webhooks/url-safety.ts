@@ -80,7 +80,11 @@ export async function assertEndpointUrl(raw: string, policy: UrlPolicy, resolve:
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-type LookupImpl = (host: string, options: LookupOptions & { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type LookupImpl = (
+  host: string,
+  options: LookupOptions & { all: true },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * A `lookup` for net/tls.connect that refuses hosts resolving to any non-public address: the socket

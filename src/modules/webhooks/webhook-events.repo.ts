@@ -7,8 +7,7 @@ import type { DeliveryWithUrl } from './webhook.schema.js';
 import { scopedRows } from '../../db/scoped.js';
 
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRow | undefined> {
-  return scopedRows(db, 'events', scope).where('id', '=', id)
-    .executeTakeFirst();
+  return scopedRows(db, 'events', scope).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listEvents(db: Db, scope: Scope, opts: { cursor: Cursor | null; limit: number; type?: string }): Promise<EventRow[]> {
@@ -16,7 +15,6 @@ export async function listEvents(db: Db, scope: Scope, opts: { cursor: Cursor | 
   if (opts.type !== undefined) q = q.where('type', '=', opts.type);
   return keysetPage(engineOf(db), q, opts.cursor, opts.limit).execute();
 }
-
 
 export async function deliveriesOf(db: Db, eventIds: string[]): Promise<DeliveryWithUrl[]> {
   if (eventIds.length === 0) return [];

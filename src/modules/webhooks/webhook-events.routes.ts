@@ -11,7 +11,6 @@ import { DeliveryWithAttempts, WebhookEventRecord, webhookEventProperties } from
 import type { WebhookService } from './webhooks.service.js';
 
 export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
-
   app.get(
     '/webhook_events',
     {
@@ -20,7 +19,9 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
         summary: 'List emitted events',
         description: 'Events of this environment, newest first, each with its deliveries (without their attempts).',
         tags: ['Webhooks'],
-        querystring: listQuerySchema(20, 100, { type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type' })) }),
+        querystring: listQuerySchema(20, 100, {
+          type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only events of this type' })),
+        }),
         response: { 200: ListOf(WebhookEventRecord, { title: 'WebhookEventList' }), ...errorResponses(400, 401, 403, 429) },
       },
     },
@@ -40,7 +41,10 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
         description: 'The event with its deliveries and every attempt of each (time, status code, duration, error).',
         tags: ['Webhooks'],
         params: IdParams,
-        response: { 200: withMeta(webhookEventProperties(DeliveryWithAttempts), { title: 'WebhookEventResponse' }), ...errorResponses(401, 403, 404, 429) },
+        response: {
+          200: withMeta(webhookEventProperties(DeliveryWithAttempts), { title: 'WebhookEventResponse' }),
+          ...errorResponses(401, 403, 404, 429),
+        },
       },
     },
     async (request) => withResponseMeta(request, await webhooks.getEvent(requireAuth(request), request.params.id)),

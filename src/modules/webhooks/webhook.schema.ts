@@ -66,7 +66,10 @@ const deliveryProperties = {
   completed_at: Nullable(DateTime()),
 };
 export const DeliveryRecord = Type.Object(deliveryProperties, { title: 'WebhookDelivery' });
-export const DeliveryWithAttempts = Type.Object({ ...deliveryProperties, attempts: Type.Array(AttemptRecord) }, { title: 'WebhookDeliveryWithAttempts' });
+export const DeliveryWithAttempts = Type.Object(
+  { ...deliveryProperties, attempts: Type.Array(AttemptRecord) },
+  { title: 'WebhookDeliveryWithAttempts' },
+);
 export type WebhookDelivery = Static<typeof DeliveryRecord> & { attempts?: WebhookAttempt[] };
 
 export function webhookEventProperties(delivery: TSchema) {

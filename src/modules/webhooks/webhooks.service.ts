@@ -49,7 +49,10 @@ export class WebhookService {
     };
     await transaction(db, async (tx) => {
       if ((await endpoints.countEndpoints(tx, scope)) >= MAX_ENDPOINTS) {
-        throw new AppError('too_many_webhook_endpoints', `An environment holds at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+        throw new AppError(
+          'too_many_webhook_endpoints',
+          `An environment holds at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+        );
       }
       await endpoints.insertEndpoint(tx, row);
     });
@@ -86,7 +89,10 @@ export class WebhookService {
       (cursor, limit) => events.listEvents(db, scope, { cursor, limit, type: opts.type }),
       (row) => row,
     );
-    const deliveries = await events.deliveriesOf(db, page.data.map((r) => r.id));
+    const deliveries = await events.deliveriesOf(
+      db,
+      page.data.map((r) => r.id),
+    );
     const now = systemClock.nowMs();
     return {
       ...page,
