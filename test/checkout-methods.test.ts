@@ -59,11 +59,11 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(await attempts(pi.id)).toHaveLength(0);
     });
 
-    it('test cards: success, declined, insufficient funds, success then disputed', async () => {
+    it('test cards: success, declined, insufficient funds (failed attempts: the intent stays payable), success then disputed', async () => {
       const cases = [
         { number: '4242 4242 4242 4242', status: 'paid', failure: null, last: 'payment_intent.paid' },
-        { number: '4000000000000002', status: 'failed', failure: 'card_declined', last: 'payment_intent.failed' },
-        { number: '4000000000009995', status: 'failed', failure: 'insufficient_funds', last: 'payment_intent.failed' },
+        { number: '4000000000000002', status: 'awaiting_payment', failure: 'card_declined', last: 'payment_intent.payment_failed' },
+        { number: '4000000000009995', status: 'awaiting_payment', failure: 'insufficient_funds', last: 'payment_intent.payment_failed' },
         { number: '4000000000000259', status: 'paid', failure: null, last: 'payment_intent.disputed' },
       ];
       for (const c of cases) {
@@ -73,11 +73,20 @@ describe(`hosted checkout (${ENGINE})`, () => {
         expect(r.status, r.text).toBe(200);
         const after = await apiIntent(pi.id);
         expect(after.status, c.number).toBe(c.status);
-        expect(after.failure_code, c.number).toBe(c.failure);
+        expect(after.failure_code, c.number).toBeNull();
+        expect(after.last_payment_error?.code ?? null, c.number).toBe(c.failure);
         const types = await eventTypes(s, pi.id);
         expect(types.at(-1), c.number).toBe(c.last);
-        if (c.failure)
-          expect((await checkoutStatus(s, page)).json.detail).toMatch(c.failure === 'card_declined' ? /declined/ : /not enough money/);
+        if (c.failure) {
+          const st = (await checkoutStatus(s, page)).json;
+          expect(st.detail).toMatch(c.failure === 'card_declined' ? /declined/ : /not enough money/);
+          expect(st.detail).toMatch(/Try again/);
+          expect(st.final).toBe(false);
+          // and it can be paid at once with another card
+          const again = await pay(s, page, { method: 'card', card_number: '4242424242424242', card_expiry: '12/40', card_cvc: '123' });
+          expect(again.status, again.text).toBe(200);
+          expect((await apiIntent(pi.id)).status).toBe('paid');
+        }
       }
       // The card number is never stored.
       const rows = await s.running.database.db.selectFrom('rail_payments').select('details').execute();
@@ -96,12 +105,12 @@ describe(`hosted checkout (${ENGINE})`, () => {
       }
     });
 
-    it('STK push: pending, then each test number resolves as DECISIONS says', async () => {
+    it('STK push: pending, then each test number resolves as DECISIONS says (failures leave the intent payable)', async () => {
       const cases = [
         { phone: '+254700000001', status: 'paid', failure: null, event: 'payment_intent.paid' },
-        { phone: '0700000002', status: 'cancelled', failure: null, event: 'payment_intent.cancelled' },
-        { phone: '+254700000003', status: 'failed', failure: 'insufficient_funds', event: 'payment_intent.failed' },
-        { phone: '254700000004', status: 'failed', failure: 'timeout', event: 'payment_intent.failed' },
+        { phone: '0700000002', status: 'awaiting_payment', failure: 'customer_cancelled', event: 'payment_intent.payment_failed' },
+        { phone: '+254700000003', status: 'awaiting_payment', failure: 'insufficient_funds', event: 'payment_intent.payment_failed' },
+        { phone: '254700000004', status: 'awaiting_payment', failure: 'timeout', event: 'payment_intent.payment_failed' },
         { phone: '+254700000005', status: 'confirming', failure: null, event: 'payment_intent.review' },
         { phone: '+254712345678', status: 'paid', failure: null, event: 'payment_intent.paid' },
       ];
@@ -123,11 +132,13 @@ describe(`hosted checkout (${ENGINE})`, () => {
         }),
       );
       for (const { c, pi, page } of started) {
-        const st = await waitForStatus(s, page, (x) => x.status !== 'awaiting_payment');
+        const st = await waitForStatus(s, page, (x) => x.attempt?.state !== 'pending');
         expect(st.status, c.phone).toBe(c.status);
         const after = await apiIntent(pi.id);
         expect(after.status, c.phone).toBe(c.status);
-        expect(after.failure_code, c.phone).toBe(c.failure);
+        expect(after.failure_code, c.phone).toBeNull();
+        expect(after.last_payment_error?.code ?? null, c.phone).toBe(c.failure);
+        if (c.failure) expect(st.detail, c.phone).toMatch(/Try again/);
         expect((await eventTypes(s, pi.id)).at(-1), c.phone).toBe(c.event);
       }
     });

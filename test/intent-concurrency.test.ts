@@ -114,6 +114,40 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
     expect(attempts.filter((a) => a.outcome === 'duplicate')).toHaveLength(N - 1);
   });
 
+  it(`${N / 2} payments and ${N / 2} failed attempts at once: one outcome, paid or failed, never both`, async () => {
+    const seen = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      const pi = await create();
+      const ops = Array.from({ length: N }, (_, i) =>
+        i % 2 === 0 ? () => simulate(pi.id, 'success') : () => simulate(pi.id, 'attempt_failed'),
+      );
+      const results = await Promise.all(ops.map((op) => op()));
+      const pays = results.filter((_, i) => i % 2 === 0);
+      const fails = results.filter((_, i) => i % 2 === 1);
+      const ev = await types(pi.id);
+      const row = await db().selectFrom('payment_intents').selectAll().where('id', '=', pi.id).executeTakeFirstOrThrow();
+      expect(['paid', 'failed']).toContain(row.status);
+      seen.add(row.status);
+      expect(count(ev, 'paid') + count(ev, 'failed'), ev.join()).toBe(1);
+      const failedEvents = count(ev, 'payment_failed');
+      // every failed attempt answered 200 wrote exactly one payment_failed; the others were refused
+      expect(fails.filter((r) => r.status === 200)).toHaveLength(failedEvents);
+      for (const r of fails.filter((x) => x.status !== 200)) expect(codes([r])).toEqual(['409 intent_not_payable']);
+      if (row.status === 'paid') {
+        expect(failedEvents).toBeLessThan(5);
+        // failures only before the payment: none after confirming
+        expect(ev.lastIndexOf('payment_intent.payment_failed')).toBeLessThan(ev.indexOf('payment_intent.confirming'));
+        expect(codes(pays)).toEqual(Array(N / 2).fill(200));
+        expect(row.last_payment_error).toBeNull();
+      } else {
+        expect(failedEvents).toBe(5);
+        expect(codes(pays)).toEqual(Array(N / 2).fill('409 intent_not_payable'));
+        expect(JSON.parse(row.last_payment_error!).code).toBe('customer_cancelled');
+      }
+    }
+    expect(seen.size).toBeGreaterThan(0);
+  });
+
   it(`${N} cancels at once: one 200, ${N - 1} 409 intent_not_cancelable, one cancelled event`, async () => {
     const pi = await create();
     const results = await Promise.all(Array.from({ length: N }, () => cancel(pi.id)));

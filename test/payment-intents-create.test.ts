@@ -279,12 +279,22 @@ describe(`payment intents (${ENGINE})`, () => {
         await expectRefused({ amount, currency: 'KES' }, 'parameter_invalid', 'amount');
       });
 
+      it('accepts currency codes in any case and answers them upper case; a negative amount is told it must be above zero', async () => {
+        const lower = await createOk({ amount: '100.00', currency: 'kes', settlement_currency: 'usdc' });
+        expect([lower.currency, lower.settlement_currency]).toEqual(['KES', 'USDC']);
+        const negative = await create({ amount: '-15.00', currency: 'KES' });
+        expectError(negative, 400, 'parameter_invalid', 'amount');
+        expect(negative.json.error.message).toBe('Invalid amount: must be greater than zero');
+        const number = await create({ amount: 1500, currency: 'KES' });
+        expect(number.json.error.message).toMatch(/not a JSON number/);
+      });
+
       const wrong: Array<[string, Record<string, unknown>, string, string]> = [
         ['amount as a JSON number', { amount: 1500 }, 'parameter_invalid', 'amount'],
         ['amount null', { amount: null }, 'parameter_invalid', 'amount'],
         ['currency as a number', { currency: 404 }, 'parameter_invalid', 'currency'],
         ['an unknown currency', { currency: 'XYZ' }, 'parameter_invalid', 'currency'],
-        ['a lower-case currency', { currency: 'kes' }, 'parameter_invalid', 'currency'],
+        ['a negative amount', { amount: '-15.00' }, 'parameter_invalid', 'amount'],
         ['an asset as currency', { currency: 'USDT' }, 'parameter_invalid', 'currency'],
         ['settlement_currency as a number', { settlement_currency: 1 }, 'parameter_invalid', 'settlement_currency'],
         ['an unknown settlement_currency', { settlement_currency: 'DOGE' }, 'parameter_invalid', 'settlement_currency'],

@@ -44,6 +44,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       [ev('overpaid')]: ['paid'],
       [ev('duplicate_payment')]: ['paid', 'refunded'],
       [ev('disputed')]: ['paid'],
+      [ev('payment_failed')]: ['awaiting_payment'],
     });
   });
 
@@ -207,6 +208,49 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       ]);
       await expectLastEventIsIntent(pi.id);
       expect((await attempts(pi.id)).map((x) => [x.outcome, x.failure_code, x.counts_to_caps])).toEqual([['failed', 'payment_failed', 0]]);
+    });
+
+    it('failed attempts: payment_intent.payment_failed in place with last_payment_error; a success clears it', async () => {
+      const pi = await create();
+      const first = await simulateOk(pi.id, 'attempt_failed', 'card');
+      expect(first).toMatchObject({ status: 'awaiting_payment', failure_code: null, paid_at: null });
+      expect(first.last_payment_error).toEqual({ code: 'card_declined', message: 'The card was declined.', payment_method: 'card' });
+      const r = await s.sandbox('POST', `/sandbox/payment-intents/${pi.id}/simulate`, {
+        body: { outcome: 'attempt_failed', payment_method: 'mpesa', failure_code: 'customer_cancelled' },
+      });
+      expect(r.json.last_payment_error).toEqual({ code: 'customer_cancelled', message: expect.stringMatching(/cancelled/), payment_method: 'mpesa' });
+      const paid = await simulateOk(pi.id, 'success', 'card');
+      expect(paid).toMatchObject({ status: 'paid', last_payment_error: null, failure_code: null });
+      await expectHistory(pi.id, [
+        ['created', 'awaiting_payment'],
+        ['payment_failed', 'awaiting_payment'],
+        ['payment_failed', 'awaiting_payment'],
+        ['confirming', 'confirming'],
+        ['paid', 'paid'],
+      ]);
+      await expectLastEventIsIntent(pi.id);
+      const outcomes = (await attempts(pi.id)).map((x) => [x.outcome, x.failure_code, x.counts_to_caps]);
+      expect(outcomes).toEqual([
+        ['attempt_failed', 'card_declined', 0],
+        ['attempt_failed', 'customer_cancelled', 0],
+        ['success', null, 1],
+      ]);
+    });
+
+    it('the fifth failed attempt fails the intent with the last failure code', async () => {
+      const pi = await create();
+      for (let i = 1; i <= 4; i++) expect((await simulateOk(pi.id, 'attempt_failed', 'card')).status).toBe('awaiting_payment');
+      const r = await s.sandbox('POST', `/sandbox/payment-intents/${pi.id}/simulate`, {
+        body: { outcome: 'attempt_failed', payment_method: 'card', failure_code: 'insufficient_funds' },
+      });
+      expect(r.json).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+      expect(r.json.last_payment_error.code).toBe('insufficient_funds');
+      await expectHistory(pi.id, [
+        ['created', 'awaiting_payment'],
+        ...Array.from({ length: 5 }, (): [string, 'awaiting_payment'] => ['payment_failed', 'awaiting_payment']),
+        ['failed', 'failed'],
+      ]);
+      expectError(await simulate(pi.id, 'success', 'card'), 409, 'intent_not_payable', null);
     });
 
     it('cancelled (simulated): awaiting_payment -> cancelled', async () => {

@@ -22,7 +22,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
   describe('every other combination is refused and writes nothing', () => {
     /** Outcomes that the documented table allows from each status (with the intent's method). */
     const LEGAL: Record<string, readonly Outcome[]> = {
-      awaiting_payment: ['success', 'failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review'],
+      awaiting_payment: ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review'],
       confirming: ['success', 'failed'],
       paid_by_balance: ['success', 'overpaid', 'duplicate'],
       paid_by_card: ['success', 'overpaid', 'duplicate', 'dispute'],

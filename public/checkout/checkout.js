@@ -121,6 +121,12 @@
       text('status-detail', s.detail);
       if (countdown) deadline = Date.now() + s.seconds_left * 1000;
       lastStatus = s.status;
+      // Nothing in progress (an attempt failed, say): every method can be tried again.
+      if (!s.attempt || s.attempt.state !== 'pending') {
+        document.querySelectorAll('form[data-method] button[type="submit"]').forEach(function (b) {
+          b.disabled = false;
+        });
+      }
       if (s.final) finish(s);
     }
 

@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005-checkout-links.js';
 import * as m0006 from './migrations/0006-rate-limit-buckets.js';
 import * as m0007 from './migrations/0007-link-metadata.js';
 import * as m0008 from './migrations/0008-leases.js';
+import * as m0009 from './migrations/0009-intent-last-payment-error.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-rate-limit-buckets': m0006,
   '0007-link-metadata': m0007,
   '0008-leases': m0008,
+  '0009-intent-last-payment-error': m0009,
 };
 
 class StaticProvider implements MigrationProvider {

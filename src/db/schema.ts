@@ -118,6 +118,8 @@ export interface PaymentIntentsTable {
   /** Asset amount received so far (underpayments add up here). */
   amount_received: string;
   failure_code: string | null;
+  /** JSON `{code, message, payment_method}` of the last failed attempt, or null (reset by a success). */
+  last_payment_error: string | null;
   expires_at: number;
   created_at: number;
   paid_at: number | null;

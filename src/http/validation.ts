@@ -126,7 +126,12 @@ export function validationToAppError(errors: ErrorObject[], part: string | undef
   }
   let detail: string;
   const custom = schema['x-message'];
-  if (typeof custom === 'string') {
+  if (schema['x-decimal'] === true) {
+    // An amount: say what is wrong with the value sent, not only what is expected.
+    if (typeof e.data === 'number') detail = 'must be a decimal string such as "1500.00", not a JSON number';
+    else if (typeof e.data === 'string' && /^\s*-/.test(e.data)) detail = 'must be greater than zero';
+    else detail = String(custom);
+  } else if (typeof custom === 'string') {
     detail = custom;
   } else {
     switch (e.keyword) {

@@ -98,16 +98,18 @@ export function fiatForAsset(assetAmount: Decimal, rate: Decimal, currency: Fiat
   return roundUp(assetAmount.mul(rate), currency);
 }
 
-/** A fiat currency code, or 400 parameter_invalid naming `param`. */
+/** A fiat currency code in any case (answered upper case), or 400 parameter_invalid naming `param`. */
 export function requireFiat(code: string, param: string): FiatCurrency {
-  if (!isFiat(code))
+  const upper = code.toUpperCase();
+  if (!isFiat(upper))
     throw new AppError('parameter_invalid', `Invalid ${param}: '${code.slice(0, 20)}' is not a supported currency`, { param });
-  return code;
+  return upper;
 }
 
-/** A settlement asset code, or 400 parameter_invalid naming `param`. */
+/** A settlement asset code in any case (answered upper case), or 400 parameter_invalid naming `param`. */
 export function requireAsset(code: string, param: string): SettlementAsset {
-  if (!isAsset(code)) {
+  const upper = code.toUpperCase();
+  if (!isAsset(upper)) {
     throw new AppError(
       'parameter_invalid',
       `Invalid ${param}: '${code.slice(0, 20)}' is not a supported settlement asset (USDT, USDC, BTC, ETH, SOL)`,
@@ -116,7 +118,7 @@ export function requireAsset(code: string, param: string): SettlementAsset {
       },
     );
   }
-  return code;
+  return upper;
 }
 
 /** An amount in a unit (see parseAmount), or 400 parameter_invalid naming `param`. */

@@ -44,7 +44,8 @@ export function DecimalString(description?: string) {
   return Type.String({
     maxLength: 64,
     pattern: '^[0-9]+(\\.[0-9]+)?$',
-    'x-message': 'must be a decimal string such as "1500.00" (never a JSON number)',
+    'x-message': 'must be a decimal string such as "1500.00"',
+    'x-decimal': true,
     ...(description ? { description } : {}),
   });
 }

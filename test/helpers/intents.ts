@@ -19,6 +19,7 @@ export const INTENT_KEYS = [
   'return_url',
   'payment_link',
   'failure_code',
+  'last_payment_error',
   'expires_at',
   'created_at',
   'paid_at',

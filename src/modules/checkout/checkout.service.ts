@@ -63,6 +63,14 @@ export async function loadCheckout(deps: CheckoutDeps, environment: Environment,
       attempt = (await latestRailPayment(deps.db, row.id)) ?? null;
     }
   }
+  if (attempt?.state === 'resolving') {
+    // The provider has answered and its outcome is being recorded: to the customer it is still pending.
+    attempt = { ...attempt, state: 'pending' };
+  } else if (attempt && attempt.state !== 'pending') {
+    // A rail records the intent's outcome before its attempt's: read the intent again after the attempt, so
+    // that the page never shows a finished attempt beside the intent as it was before.
+    row = await deps.intents.getRow(scope, row.id);
+  }
   const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
   const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && deps.rails.railFor(row.environment, m) !== null);
   const linkFull = row.payment_link !== null && row.status === 'awaiting_payment' && (await deps.links.isFull(row.payment_link));
@@ -75,7 +83,8 @@ export function statusHeadline(c: CheckoutIntent): string {
   switch (c.row.status) {
     case 'awaiting_payment':
       if (c.linkFull) return 'This payment link is no longer taking payments';
-      return c.attempt?.state === 'pending' && c.attempt.method === 'mpesa' ? 'Check your phone' : 'Waiting for your payment';
+      if (c.attempt?.state === 'pending' && c.attempt.method === 'mpesa') return 'Check your phone';
+      return c.attempt?.state === 'failed' ? 'That payment did not go through' : 'Waiting for your payment';
     case 'confirming':
       return 'Payment received: being confirmed';
     case 'paid':
@@ -93,10 +102,14 @@ export function statusHeadline(c: CheckoutIntent): string {
   }
 }
 
+/** Why an attempt failed, said to the customer. */
 const FAILURE_WORDS: Record<string, string> = {
-  card_declined: 'Your card was declined. Nothing was taken from your account.',
+  card_declined: 'Your card was declined.',
   insufficient_funds: 'There was not enough money in the account to pay.',
-  timeout: 'The M-Pesa request was not answered in time.',
+  invalid_pin: 'The PIN entered was wrong.',
+  timeout: 'The payment request was not answered in time.',
+  customer_cancelled: 'The payment request was cancelled on the phone.',
+  provider_error: 'The payment provider could not complete the payment.',
   payment_failed: 'The payment did not go through.',
 };
 
@@ -109,7 +122,7 @@ export function statusDetail(c: CheckoutIntent): string {
     case 'confirming':
       return `Your payment was received and is being reviewed. ${c.merchantName} will let you know when it is confirmed.`;
     case 'failed':
-      return FAILURE_WORDS[c.row.failure_code ?? ''] ?? 'The payment did not go through.';
+      return `${FAILURE_WORDS[c.row.failure_code ?? ''] ?? 'The payment did not go through.'} Nothing was taken from you. Ask ${c.merchantName} for a new payment link.`;
     case 'expired':
       return `The time to pay has run out. Ask ${c.merchantName} for a new payment link.`;
     case 'cancelled':
@@ -123,6 +136,9 @@ export function statusDetail(c: CheckoutIntent): string {
         return `We sent a payment request to ${phone}. Enter your M-Pesa PIN on your phone to pay.`;
       }
       if (a?.state === 'declined' && a.failure_code) return declineWords(a.failure_code, c.merchantName);
+      if (a?.state === 'failed' && a.failure_code) {
+        return `${FAILURE_WORDS[a.failure_code] ?? FAILURE_WORDS['payment_failed']} Nothing was taken from you. Try again, with this method or another one.`;
+      }
       return '';
     default:
       return '';

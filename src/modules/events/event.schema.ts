@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'payment_intent.refunded',
   'payment_intent.disputed',
   'payment_intent.duplicate_payment',
+  'payment_intent.payment_failed',
   'refund.created',
   'refund.updated',
 ] as const;

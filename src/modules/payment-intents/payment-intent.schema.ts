@@ -6,10 +6,21 @@ import { isoTime } from '../../shared/clock.js';
 import { RawJson } from '../../shared/raw-json.js';
 import { DateTime, DecimalString, Metadata, MetadataRecord, Nullable, StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
+import { FAILURE_CODES } from './payment-failures.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './payment-methods.js';
 
 export const INTENT_STATUSES = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
+
+/** Why the last pay attempt failed (null until one fails, and again once one succeeds). */
+export const LastPaymentError = Type.Object(
+  {
+    code: StringEnum(FAILURE_CODES),
+    message: Type.String({ description: 'What happened, in plain words' }),
+    payment_method: Type.String({ description: 'The method of the failed attempt' }),
+  },
+  { title: 'LastPaymentError' },
+);
 
 const IntentCustomer = Type.Object({ email: Type.Optional(Type.String()), phone: Type.Optional(Type.String()) });
 
@@ -32,7 +43,8 @@ export const paymentIntentProperties = {
   metadata: MetadataRecord,
   return_url: Nullable(Type.String()),
   payment_link: Nullable(Type.String(), { description: 'The payment link that minted this intent' }),
-  failure_code: Nullable(Type.String()),
+  failure_code: Nullable(Type.String(), { description: 'Why the intent failed for good (the last failed attempt\'s code), or null' }),
+  last_payment_error: Nullable(LastPaymentError, { description: 'The last failed pay attempt, or null; back to null when an attempt succeeds' }),
   expires_at: DateTime(),
   created_at: DateTime(),
   paid_at: Nullable(DateTime()),
@@ -114,6 +126,7 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, p
     return_url: row.return_url,
     payment_link: row.payment_link,
     failure_code: row.failure_code,
+    last_payment_error: row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentIntent['last_payment_error']),
     expires_at: isoTime(row.expires_at),
     created_at: isoTime(row.created_at),
     paid_at: row.paid_at === null ? null : isoTime(row.paid_at),

@@ -37,6 +37,7 @@ function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
     payment_method: r.payment_method,
     amount_received: r.amount_received,
     failure_code: r.failure_code,
+    last_payment_error: r.last_payment_error,
     expires_at: r.expires_at,
     created_at: r.created_at,
     paid_at: r.paid_at,

@@ -151,6 +151,7 @@ export class IntentService {
       payment_method: null,
       amount_received: formatAmount(new Decimal(0), asset),
       failure_code: null,
+      last_payment_error: null,
       expires_at: expiresAt,
       created_at: now,
       paid_at: null,

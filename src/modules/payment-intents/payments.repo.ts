@@ -21,3 +21,14 @@ export async function acceptedUsdSince(tx: Tx, scope: MerchantScope, sinceMs: nu
     .execute();
   return rows.reduce((sum, r) => sum.plus(r.usd_value), new Decimal(0));
 }
+
+/** Failed attempts of an intent (attempts that failed and left the intent payable). */
+export async function countFailedAttempts(tx: Tx, intentId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('payment_attempts')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('payment_intent_id', '=', intentId)
+    .where('outcome', '=', 'attempt_failed')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

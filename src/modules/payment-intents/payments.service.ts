@@ -13,6 +13,7 @@ import { lockMerchant } from '../merchants/index.js';
 import type { RateProvider } from '../rates/index.js';
 import { creditDuplicatePayment, freezeSettlementForDispute, settlePayment, type SettlementPolicy } from '../settlements/index.js';
 import type { CheckoutUrlFor } from './payment-intent.schema.js';
+import { MAX_FAILED_ATTEMPTS, failureMessage, isFailureCode, type FailureCode } from './payment-failures.js';
 import type { PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import * as attempts from './payments.repo.js';
@@ -33,8 +34,10 @@ export interface PaymentReport {
   outcome: PaymentOutcome;
   /** Asset amount received; defaults by outcome (the amount due, half of it, 10 % more). */
   amount?: Decimal;
-  /** Why a failed payment failed (card_declined, insufficient_funds, ...). */
+  /** Why a failed attempt (or a failed payment) failed: one of FAILURE_CODES. */
   failureCode?: string;
+  /** The provider's own words about a provider error, shown in the error's message. */
+  failureText?: string;
 }
 
 /**
@@ -57,6 +60,11 @@ export interface PaymentServiceDeps {
 const CAP_OUTCOMES = new Set<PaymentOutcome>(['success', 'overpaid', 'underpaid', 'review', 'duplicate']);
 
 type Applied = { ok: true; row: PaymentIntentRow } | { ok: false; error: AppError };
+
+/** A failed attempt's code: the rail's, when it is one of the documented codes, else provider_error. */
+function failureCodeOf(report: PaymentReport): FailureCode {
+  return report.failureCode !== undefined && isFailureCode(report.failureCode) ? report.failureCode : 'provider_error';
+}
 
 function notPayable(row: PaymentIntentRow, outcome: PaymentOutcome): AppError {
   return new AppError('intent_not_payable', `A ${outcome} outcome cannot apply to a payment intent that is ${row.status}.`);
@@ -202,12 +210,8 @@ export class PaymentService {
         return { ok: false, error: full };
       }
     }
-    await attempts.insertAttempt(tx, {
-      ...attempt,
-      outcome,
-      counts_to_caps: countsToCaps ? 1 : 0,
-      failure_code: outcome === 'failed' ? (report.failureCode ?? 'payment_failed') : null,
-    });
+    const failureCode = outcome === 'attempt_failed' ? failureCodeOf(report) : outcome === 'failed' ? (report.failureCode ?? 'payment_failed') : null;
+    await attempts.insertAttempt(tx, { ...attempt, outcome, counts_to_caps: countsToCaps ? 1 : 0, failure_code: failureCode });
 
     const received = formatAmount(new Decimal(row.amount_received).plus(amount), asset);
     switch (outcome) {
@@ -216,7 +220,7 @@ export class PaymentService {
         if (row.status === 'awaiting_payment') {
           row = await moveIntent(tx, this, row, 'confirming', {
             at: now,
-            patch: { amount_received: received, payment_method: report.method },
+            patch: { amount_received: received, payment_method: report.method, last_payment_error: null },
           });
         }
         // The settlement (and its ledger movement) is made first: the paid event carries its status.
@@ -241,7 +245,7 @@ export class PaymentService {
         row = await moveIntent(tx, this, row, 'confirming', {
           at: now,
           eventType: 'payment_intent.review',
-          patch: { amount_received: received, payment_method: report.method },
+          patch: { amount_received: received, payment_method: report.method, last_payment_error: null },
         });
         return { ok: true, row };
       case 'underpaid':
@@ -253,6 +257,18 @@ export class PaymentService {
       case 'failed':
         row = await moveIntent(tx, this, row, 'failed', { at: now, patch: { failure_code: report.failureCode ?? 'payment_failed' } });
         return { ok: true, row };
+      case 'attempt_failed': {
+        // The attempt failed; the intent stays payable until the fifth failure, which fails it.
+        const code = failureCodeOf(report);
+        const error = { code, message: failureMessage(code, report.failureText), payment_method: report.method };
+        row = await recordIntentEventInPlace(tx, this, row, 'payment_intent.payment_failed', now, {
+          patch: { last_payment_error: JSON.stringify(error) },
+        });
+        if ((await attempts.countFailedAttempts(tx, row.id)) >= MAX_FAILED_ATTEMPTS) {
+          row = await moveIntent(tx, this, row, 'failed', { at: now, patch: { failure_code: code } });
+        }
+        return { ok: true, row };
+      }
       case 'cancelled':
         row = await moveIntent(tx, this, row, 'cancelled', { at: now, patch: { cancelled_at: now } });
         return { ok: true, row };

@@ -42,11 +42,17 @@ export const INTENT_EVENTS_IN_PLACE: Readonly<Partial<Record<EventType, readonly
   'payment_intent.overpaid': ['paid'],
   'payment_intent.duplicate_payment': ['paid', 'refunded'],
   'payment_intent.disputed': ['paid'],
+  'payment_intent.payment_failed': ['awaiting_payment'],
 };
 
+/**
+ * What a pay attempt can come to. `attempt_failed` is a failed attempt: the intent stays payable (the fifth
+ * one fails it); `failed` and `cancelled` end the intent at once (the sandbox driver's outcomes).
+ */
 export const PAYMENT_OUTCOMES = [
   'success',
   'failed',
+  'attempt_failed',
   'underpaid',
   'overpaid',
   'expired',
@@ -62,7 +68,7 @@ export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
  * a duplicate payment); any other is refused with 409 intent_not_payable, whatever its amount.
  */
 export const OUTCOMES_BY_STATUS: Readonly<Partial<Record<IntentStatus, readonly PaymentOutcome[]>>> = {
-  awaiting_payment: ['success', 'failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
+  awaiting_payment: ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
   confirming: ['success', 'failed'],
   paid: ['duplicate', 'dispute'],
   refunded: ['duplicate'],

@@ -1,6 +1,7 @@
 // What a customer types at the checkout, checked the way a provider would: card number (Luhn), expiry
 // and CVC; M-Pesa phone numbers; wallet networks. The sandbox test values of DECISIONS live here too.
 import { AppError } from '../../shared/errors.js';
+import type { FailureCode } from '../payment-intents/index.js';
 
 /** Luhn (mod 10) check of a string of digits. */
 export function luhnValid(digits: string): boolean {
@@ -55,15 +56,15 @@ export function checkCard(input: CardInput, nowMs: number): CheckedCard {
   return { number, last4: number.slice(-4), expMonth, expYear };
 }
 
-export type SandboxCardResult = { outcome: 'success'; thenDispute: boolean } | { outcome: 'failed'; failureCode: string };
+export type SandboxCardResult = { outcome: 'success'; thenDispute: boolean } | { outcome: 'attempt_failed'; failureCode: FailureCode };
 
 /** DECISIONS "Sandbox test values": cards. Any other valid card succeeds. */
 export function sandboxCardResult(number: string): SandboxCardResult {
   switch (number) {
     case '4000000000000002':
-      return { outcome: 'failed', failureCode: 'card_declined' };
+      return { outcome: 'attempt_failed', failureCode: 'card_declined' };
     case '4000000000009995':
-      return { outcome: 'failed', failureCode: 'insufficient_funds' };
+      return { outcome: 'attempt_failed', failureCode: 'insufficient_funds' };
     case '4000000000000259':
       return { outcome: 'success', thenDispute: true };
     default:
@@ -88,19 +89,18 @@ export function maskPhone(phone: string): string {
 
 export type SandboxMpesaResult =
   | { outcome: 'success' }
-  | { outcome: 'cancelled' }
   | { outcome: 'review' }
-  | { outcome: 'failed'; failureCode: 'insufficient_funds' | 'timeout' };
+  | { outcome: 'attempt_failed'; failureCode: 'customer_cancelled' | 'insufficient_funds' | 'timeout' };
 
 /** DECISIONS "Sandbox test values": phone numbers. Any other valid number succeeds. */
 export function sandboxMpesaResult(phone: string): SandboxMpesaResult {
   switch (phone) {
     case '+254700000002':
-      return { outcome: 'cancelled' };
+      return { outcome: 'attempt_failed', failureCode: 'customer_cancelled' };
     case '+254700000003':
-      return { outcome: 'failed', failureCode: 'insufficient_funds' };
+      return { outcome: 'attempt_failed', failureCode: 'insufficient_funds' };
     case '+254700000004':
-      return { outcome: 'failed', failureCode: 'timeout' };
+      return { outcome: 'attempt_failed', failureCode: 'timeout' };
     case '+254700000005':
       return { outcome: 'review' };
     default:

@@ -76,8 +76,8 @@ export class SandboxRail implements PaymentRail {
         );
         const result = sandboxCardResult(card.number);
         const details = { last4: card.last4 };
-        if (result.outcome === 'failed')
-          return this.completeAtOnce(request, { outcome: 'failed', failureCode: result.failureCode }, details);
+        if (result.outcome === 'attempt_failed')
+          return this.completeAtOnce(request, { outcome: 'attempt_failed', failureCode: result.failureCode }, details);
         const done = await this.completeAtOnce(request, { outcome: 'success' }, details);
         if (result.thenDispute) {
           const intent = await this.sink.report(request.scope, { intentId: request.intent.id, method: 'card', outcome: 'dispute' });
@@ -168,13 +168,13 @@ export class SandboxRail implements PaymentRail {
   /** A provider that answers in the same call (card, balance): record the attempt, report, note the result. */
   private async completeAtOnce(
     request: StartPaymentRequest,
-    result: { outcome: 'success' } | { outcome: 'failed'; failureCode: string },
+    result: { outcome: 'success' } | { outcome: 'attempt_failed'; failureCode: string },
     details: Record<string, unknown>,
   ): Promise<StartPaymentResult> {
     const row = await this.recordRailPayment(request, 'resolving', details, null, null);
     const report: Omit<PaymentReport, 'intentId'> =
-      result.outcome === 'failed'
-        ? { method: request.method, outcome: 'failed', failureCode: result.failureCode }
+      result.outcome === 'attempt_failed'
+        ? { method: request.method, outcome: 'attempt_failed', failureCode: result.failureCode }
         : { method: request.method, outcome: 'success' };
     const intent = await this.finish(request.scope, row, report);
     return { state: 'completed', intent };
@@ -185,7 +185,8 @@ export class SandboxRail implements PaymentRail {
     const db = this.options.db;
     try {
       const intent = await this.sink.report(scope, { ...report, intentId: row.payment_intent_id });
-      const state = report.outcome === 'failed' ? 'failed' : report.outcome === 'cancelled' ? 'cancelled' : 'succeeded';
+      const state =
+        report.outcome === 'failed' || report.outcome === 'attempt_failed' ? 'failed' : report.outcome === 'cancelled' ? 'cancelled' : 'succeeded';
       await railRepo.moveRailPayment(db, row.id, 'resolving', state, await this.nowMs(scope), report.failureCode ?? null);
       return intent;
     } catch (err) {
@@ -216,8 +217,8 @@ export class SandboxRail implements PaymentRail {
     if (!(await railRepo.moveRailPayment(db, row.id, 'pending', 'resolving', await this.nowMs(scope)))) return;
     const planned = (JSON.parse(row.details) as { planned: SandboxMpesaResult }).planned;
     const report: Omit<PaymentReport, 'intentId'> =
-      planned.outcome === 'failed'
-        ? { method: 'mpesa', outcome: 'failed', failureCode: planned.failureCode }
+      planned.outcome === 'attempt_failed'
+        ? { method: 'mpesa', outcome: 'attempt_failed', failureCode: planned.failureCode }
         : { method: 'mpesa', outcome: planned.outcome };
     await this.finish(scope, row, report).catch((err: unknown) => {
       if (!(err instanceof AppError)) throw err;

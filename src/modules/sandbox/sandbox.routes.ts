@@ -13,7 +13,14 @@ import { AppError } from '../../shared/errors.js';
 import { requireAmount, type SettlementAsset } from '../../shared/money.js';
 import { DecimalString, StringEnum } from '../../shared/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { PAYMENT_METHODS, PAYMENT_OUTCOMES, PaymentIntentResponse, type IntentService } from '../payment-intents/index.js';
+import {
+  FAILURE_CODES,
+  PAYMENT_METHODS,
+  PAYMENT_OUTCOMES,
+  PaymentIntentResponse,
+  defaultFailureFor,
+  type IntentService,
+} from '../payment-intents/index.js';
 import type { RailRegistry } from '../rails/index.js';
 import { triggerRoutes } from './trigger.routes.js';
 
@@ -31,6 +38,12 @@ const SimulateBody = Type.Object(
     payment_method: StringEnum(PAYMENT_METHODS),
     amount: Type.Optional(
       DecimalString('Asset amount received; defaults by outcome (the amount due; half of it when underpaid; 10 % more when overpaid)'),
+    ),
+    failure_code: Type.Optional(
+      StringEnum(FAILURE_CODES, {
+        description:
+          'Why an `attempt_failed` (or `failed`) outcome failed; by default card_declined for a card, customer_cancelled for M-Pesa, provider_error otherwise',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -89,7 +102,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
         scope,
         intent,
         method: body.payment_method,
-        details: { outcome: body.outcome, amount },
+        details: {
+          outcome: body.outcome,
+          amount,
+          failure_code: body.failure_code ?? (body.outcome === 'attempt_failed' ? defaultFailureFor(body.payment_method) : undefined),
+        },
       });
       return withResponseMeta(request, intents.view(result.intent));
     },
