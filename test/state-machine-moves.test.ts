@@ -218,7 +218,11 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       const r = await s.sandbox('POST', `/sandbox/payment-intents/${pi.id}/simulate`, {
         body: { outcome: 'attempt_failed', payment_method: 'mpesa', failure_code: 'customer_cancelled' },
       });
-      expect(r.json.last_payment_error).toEqual({ code: 'customer_cancelled', message: expect.stringMatching(/cancelled/), payment_method: 'mpesa' });
+      expect(r.json.last_payment_error).toEqual({
+        code: 'customer_cancelled',
+        message: expect.stringMatching(/cancelled/),
+        payment_method: 'mpesa',
+      });
       const paid = await simulateOk(pi.id, 'success', 'card');
       expect(paid).toMatchObject({ status: 'paid', last_payment_error: null, failure_code: null });
       await expectHistory(pi.id, [

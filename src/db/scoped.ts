@@ -25,6 +25,10 @@ export async function updateScoped<T extends ScopedTable>(
 ): Promise<boolean> {
   // As in scopedRows: a generic table's columns cannot be typed, the cast says so once.
   const q = db.updateTable(table as ScopedTable).set(patch as never) as any;
-  const res = await q.where('id', '=', id).where('merchant_id', '=', scope.merchantId).where('environment', '=', scope.environment).executeTakeFirst();
+  const res = await q
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -9,7 +9,18 @@ import { INTENT_KEYS } from './intents.js';
 
 export const D = Decimal.clone({ precision: 100 });
 export const STATUSES: IntentStatus[] = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'];
-export const OUTCOMES = ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'expired', 'cancelled', 'review', 'duplicate', 'dispute'] as const;
+export const OUTCOMES = [
+  'success',
+  'failed',
+  'attempt_failed',
+  'underpaid',
+  'overpaid',
+  'expired',
+  'cancelled',
+  'review',
+  'duplicate',
+  'dispute',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 /** Fields an event adds to the intent in its data (spec 6.3; api-reference "States and events"). */
 export const EVENT_EXTRAS: Record<string, string[]> = {

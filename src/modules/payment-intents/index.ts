@@ -26,5 +26,12 @@ export {
   type PaymentOutcome,
 } from './state-machine.js';
 export { findIntent, findIntentWithMerchantName, latestIntent, lockIntent } from './payment-intents.repo.js';
-export { FAILURE_CODES, MAX_FAILED_ATTEMPTS, defaultFailureFor, failureMessage, isFailureCode, type FailureCode } from './payment-failures.js';
+export {
+  FAILURE_CODES,
+  MAX_FAILED_ATTEMPTS,
+  defaultFailureFor,
+  failureMessage,
+  isFailureCode,
+  type FailureCode,
+} from './payment-failures.js';
 export { PAYMENT_METHODS, methodAllowed, methodsFor, type PaymentMethod } from './payment-methods.js';

@@ -1,7 +1,14 @@
 // Why a pay attempt failed (DECISIONS "Payment intents": "A failed pay attempt does not end the payment"):
 // the closed list of failure codes every rail reports, and the words the merchant and the customer see.
 
-export const FAILURE_CODES = ['card_declined', 'insufficient_funds', 'invalid_pin', 'timeout', 'customer_cancelled', 'provider_error'] as const;
+export const FAILURE_CODES = [
+  'card_declined',
+  'insufficient_funds',
+  'invalid_pin',
+  'timeout',
+  'customer_cancelled',
+  'provider_error',
+] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 /** Failed attempts of one intent after which it fails for good. */

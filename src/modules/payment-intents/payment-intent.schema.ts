@@ -43,8 +43,10 @@ export const paymentIntentProperties = {
   metadata: MetadataRecord,
   return_url: Nullable(Type.String()),
   payment_link: Nullable(Type.String(), { description: 'The payment link that minted this intent' }),
-  failure_code: Nullable(Type.String(), { description: 'Why the intent failed for good (the last failed attempt\'s code), or null' }),
-  last_payment_error: Nullable(LastPaymentError, { description: 'The last failed pay attempt, or null; back to null when an attempt succeeds' }),
+  failure_code: Nullable(Type.String(), { description: "Why the intent failed for good (the last failed attempt's code), or null" }),
+  last_payment_error: Nullable(LastPaymentError, {
+    description: 'The last failed pay attempt, or null; back to null when an attempt succeeds',
+  }),
   expires_at: DateTime(),
   created_at: DateTime(),
   paid_at: Nullable(DateTime()),
@@ -126,7 +128,8 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, p
     return_url: row.return_url,
     payment_link: row.payment_link,
     failure_code: row.failure_code,
-    last_payment_error: row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentIntent['last_payment_error']),
+    last_payment_error:
+      row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentIntent['last_payment_error']),
     expires_at: isoTime(row.expires_at),
     created_at: isoTime(row.created_at),
     paid_at: row.paid_at === null ? null : isoTime(row.paid_at),

@@ -210,7 +210,8 @@ export class PaymentService {
         return { ok: false, error: full };
       }
     }
-    const failureCode = outcome === 'attempt_failed' ? failureCodeOf(report) : outcome === 'failed' ? (report.failureCode ?? 'payment_failed') : null;
+    const failureCode =
+      outcome === 'attempt_failed' ? failureCodeOf(report) : outcome === 'failed' ? (report.failureCode ?? 'payment_failed') : null;
     await attempts.insertAttempt(tx, { ...attempt, outcome, counts_to_caps: countsToCaps ? 1 : 0, failure_code: failureCode });
 
     const received = formatAmount(new Decimal(row.amount_received).plus(amount), asset);

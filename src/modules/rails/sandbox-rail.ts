@@ -186,7 +186,11 @@ export class SandboxRail implements PaymentRail {
     try {
       const intent = await this.sink.report(scope, { ...report, intentId: row.payment_intent_id });
       const state =
-        report.outcome === 'failed' || report.outcome === 'attempt_failed' ? 'failed' : report.outcome === 'cancelled' ? 'cancelled' : 'succeeded';
+        report.outcome === 'failed' || report.outcome === 'attempt_failed'
+          ? 'failed'
+          : report.outcome === 'cancelled'
+            ? 'cancelled'
+            : 'succeeded';
       await railRepo.moveRailPayment(db, row.id, 'resolving', state, await this.nowMs(scope), report.failureCode ?? null);
       return intent;
     } catch (err) {
