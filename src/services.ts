@@ -31,7 +31,8 @@ export async function buildServices(config: Config, database: Database, opts: { 
   const rates = loadRateTable(config.ratesFile);
   const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
 
-  const intents = new IntentService({ db, clocks, rates, checkoutUrl });
+  const customers = new CustomerService({ db, clock: clocks.base });
+  const intents = new IntentService({ db, clocks, rates, checkoutUrl, findCustomer: (scope, id) => customers.find(scope, id) });
   const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
   const payments = new PaymentService({
     db,
@@ -60,7 +61,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     payments,
     links,
     refunds,
-    customers: new CustomerService({ db, clock: clocks.base }),
+    customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),

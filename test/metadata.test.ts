@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { mintFromLink } from './helpers/checkout.js';
 
 // Integer-like keys out of order (a JavaScript object would sort them first), numbers spelled as sent
 // (trailing zero, exponent, past 2^53), every JSON type, unicode, and five levels of nesting.
@@ -162,9 +163,7 @@ describe(`metadata (${ENGINE})`, () => {
   it("an intent minted by a payment link carries the link's metadata", async () => {
     const link = await post('/payment-links', `{"title":"Tea","currency":"KES","amount":"150.00","metadata":${META}}`);
     expect(link.status, link.text).toBe(201);
-    const opened = await fetch(s.url('test', `/pay/${link.json.id}`), { redirect: 'manual' });
-    expect(opened.status).toBe(303);
-    const intentId = opened.headers.get('location')!.split('/').pop()!;
+    const intentId = await mintFromLink(s, link.json.url);
     const intent = await s.sandbox('GET', `/payment-intents/${intentId}`);
     expect(intent.json.payment_link).toBe(link.json.id);
     expect(intent.text).toContain(`"metadata":${META}`);

@@ -3,9 +3,10 @@
 // the max_payments cap under 20 concurrent payments, and expired or completed links.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { openCheckout, pathOf, pay, publicCall } from './helpers/checkout.js';
+import { mintFromLink, openCheckout, pathOf, pay, publicCall, sendLinkForm, visitLink } from './helpers/checkout.js';
 
 const LINK_KEYS = [
+  'active',
   'amount',
   'created_at',
   'currency',
@@ -52,13 +53,8 @@ describe(`payment links (${ENGINE})`, () => {
     return publicCall(s, 'GET', `${pathOf(url)}${query}`);
   }
 
-  async function mint(url: string, query = ''): Promise<string> {
-    const r = await open(url, query);
-    expect(r.status, r.text).toBe(303);
-    const location = r.headers.get('location')!;
-    expect(location).toMatch(/^\/checkout\/pi_[0-9A-Za-z]{24}$/);
-    return location.split('/').pop()!;
-  }
+  /** A new visit of the link that goes on to pay: the intent it minted. */
+  const mint = (url: string, amount?: string) => mintFromLink(s, url, amount);
 
   describe('POST /payment-links and GET /payment-links/{id}', () => {
     it('creates a link with every field, retrieves it, and its url is an absolute checkout address', async () => {
@@ -197,10 +193,17 @@ describe(`payment links (${ENGINE})`, () => {
   });
 
   describe('opening the url', () => {
-    it('mints a fresh intent each time, with payment_link set, and shows its checkout', async () => {
+    it('shows the link without minting; each visit that goes on to pay mints a fresh intent with payment_link set', async () => {
       const link = await createLink({ title: 'Monthly box', currency: 'KES', amount: '1200.00' });
-      // A HEAD (link checkers, previews) mints nothing.
+      // A HEAD (link checkers) and GETs (previews, crawlers, the customer reading the page) mint nothing.
       expect((await publicCall(s, 'HEAD', pathOf(link.url))).status).toBe(200);
+      for (let i = 0; i < 3; i++) {
+        const page = await open(link.url);
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('Monthly box');
+        expect(page.text).toContain('KES 1,200.00');
+        expect(page.text).toContain('<form method="post"');
+      }
       expect(await intentsOf(link.id)).toHaveLength(0);
       const first = await mint(link.url);
       const second = await mint(link.url);
@@ -226,24 +229,28 @@ describe(`payment links (${ENGINE})`, () => {
 
     it('asks for the amount first when the link has none, and validates it', async () => {
       const link = await createLink({ title: 'Donation', currency: 'USD', settlement_currency: 'USDC' });
-      const form = await open(link.url);
+      const form = await visitLink(s, link.url);
       expect(form.status).toBe(200);
       expect(form.text).toContain('<label for="amount">Amount to pay (USD)</label>');
       expect(form.text).toContain(`action="/pay/${link.id}"`);
       expect(form.headers.get('content-security-policy')).toContain("script-src 'self'");
-      for (const bad of ['abc', '0', '0.00', '1.234', '-5', '1e3', '9'.repeat(40)]) {
-        const r = await open(link.url, `?amount=${encodeURIComponent(bad)}`);
+      for (const bad of ['', 'abc', '0', '0.00', '1.234', '-5', '1e3', '9'.repeat(40)]) {
+        const r = await sendLinkForm(s, form, { amount: bad });
         expect(r.status, bad).toBe(400);
         expect(r.text, bad).toContain('aria-invalid="true"');
         expect(r.text, bad).toContain('role="alert"');
       }
+      // `?amount=` only fills in the form
+      const suggested = await open(link.url, '?amount=7.00');
+      expect(suggested.status).toBe(200);
+      expect(suggested.text).toContain('value="7.00"');
       expect(await intentsOf(link.id)).toHaveLength(0);
-      const id = await mint(link.url, '?amount=12.5');
+      const id = await mint(link.url, '12.5');
       const pi = await s.sandbox('GET', `/payment-intents/${id}`);
       expect(pi.json).toMatchObject({ amount: '12.50', currency: 'USD', settlement_currency: 'USDC', payment_link: link.id });
       const ugx = await createLink({ title: 'UGX', currency: 'UGX' });
-      expect((await open(ugx.url, '?amount=1000.5')).status).toBe(400);
-      expect(await mint(ugx.url, '?amount=1000')).toMatch(/^pi_/);
+      expect((await sendLinkForm(s, await visitLink(s, ugx.url), { amount: '1000.5' })).status).toBe(400);
+      expect(await mint(ugx.url, '1000')).toMatch(/^pi_/);
     });
 
     it('paid_count counts paid intents only', async () => {

@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006-rate-limit-buckets.js';
 import * as m0007 from './migrations/0007-link-metadata.js';
 import * as m0008 from './migrations/0008-leases.js';
 import * as m0009 from './migrations/0009-intent-last-payment-error.js';
+import * as m0010 from './migrations/0010-payment-link-updates.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-link-metadata': m0007,
   '0008-leases': m0008,
   '0009-intent-last-payment-error': m0009,
+  '0010-payment-link-updates': m0010,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -301,6 +301,16 @@ export interface PaymentLinksTable {
   expires_at: number | null;
   /** The merchant's metadata, as JSON text exactly as sent. */
   metadata: string;
+  /** 1, or 0 once the merchant deactivated it (it mints nothing then). */
+  active: Generated<number>;
+  created_at: number;
+}
+
+/** The intent one visit of a payment link's page minted (one per visit, however often the form is sent). */
+export interface PaymentLinkVisitsTable {
+  link_id: string;
+  visit: string;
+  payment_intent_id: string;
   created_at: number;
 }
 
@@ -398,6 +408,7 @@ export interface DB {
   refunds: RefundsTable;
   ledger_entries: LedgerEntriesTable;
   leases: LeasesTable;
+  payment_link_visits: PaymentLinkVisitsTable;
 }
 
 export type Merchant = Selectable<MerchantsTable>;

@@ -91,3 +91,49 @@ export async function eventTypes(s: TestServer, intentId: string): Promise<strin
     .execute();
   return rows.map((r) => r.type);
 }
+
+/** One visit of a payment link's page: the page, and the visit token of its form and cookie. */
+export interface LinkVisit extends PublicResponse {
+  path: string;
+  token: string;
+  cookie: string;
+}
+
+/** Opens a link's url like a browser (GET): mints nothing; keeps the visit's token and cookie. */
+export async function visitLink(s: TestServer, linkUrl: string, opts: { cookie?: string; env?: 'test' | 'live' } = {}): Promise<LinkVisit> {
+  const path = pathOf(linkUrl);
+  const res = await fetch(s.url(opts.env ?? 'test', path), { redirect: 'manual', headers: opts.cookie ? { cookie: opts.cookie } : {} });
+  const text = await res.text();
+  const token = /<input type="hidden" name="visit" value="([^"]+)">/.exec(text)?.[1] ?? '';
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return { path: new URL(linkUrl).pathname, status: res.status, headers: res.headers, text, json: undefined, token, cookie };
+}
+
+/** Sends a visit's form as the browser does (urlencoded, with its cookie); answers without following. */
+export async function sendLinkForm(
+  s: TestServer,
+  visit: LinkVisit,
+  fields: Record<string, string> = {},
+  opts: { token?: string; cookie?: string; headers?: Record<string, string> } = {},
+): Promise<PublicResponse> {
+  const body = new URLSearchParams({ visit: opts.token ?? visit.token, ...fields }).toString();
+  const res = await fetch(s.url('test', visit.path), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: opts.cookie ?? visit.cookie, ...opts.headers },
+    body,
+  });
+  return { status: res.status, headers: res.headers, text: await res.text(), json: undefined };
+}
+
+/** A new visit that goes on to pay: answers the intent id it minted (the 303 to its checkout). */
+export async function mintFromLink(s: TestServer, linkUrl: string, amount?: string): Promise<string> {
+  const visit = await visitLink(s, linkUrl);
+  if (visit.status !== 200) throw new Error(`link page answered ${visit.status}: ${visit.text.slice(0, 200)}`);
+  const r = await sendLinkForm(s, visit, amount === undefined ? {} : { amount });
+  const location = r.headers.get('location') ?? '';
+  if (r.status !== 303 || !/^\/checkout\/pi_[0-9A-Za-z]{24}$/.test(location)) {
+    throw new Error(`link form answered ${r.status} ${location}: ${r.text.slice(0, 200)}`);
+  }
+  return location.split('/').pop()!;
+}

@@ -192,21 +192,31 @@ ${amountBlock(c)}
   });
 }
 
-export function amountPage(
+/**
+ * A payment link's page: what is being paid for, the amount (or a field for it), and one button that mints
+ * the visit's intent (a POST with the visit's token). Opening it mints nothing.
+ */
+export function linkPage(
   link: PaymentLinkRow,
   merchantName: string,
-  opts: { assets: Assets; error: string | null; value: string; action: string },
+  opts: { assets: Assets; error: string | null; value: string; action: string; token: string },
 ): string {
   const decimals = link.currency === 'UGX' || link.currency === 'RWF' ? 0 : 2;
-  const body = `<main class="card" id="main">
-<p class="merchant">${esc(merchantName)}</p>
-<h1>${esc(link.title)}</h1>
-<form method="get" action="${esc(opts.action)}" novalidate>
-<label for="amount">Amount to pay (${esc(link.currency)})</label>
+  const amountField =
+    link.amount === null
+      ? `<label for="amount">Amount to pay (${esc(link.currency)})</label>
 <input id="amount" name="amount" type="text" inputmode="decimal" required autocomplete="off" value="${esc(opts.value)}" placeholder="${decimals ? '100.00' : '1000'}"
  aria-describedby="amount-hint${opts.error ? ' amount-error' : ''}"${opts.error ? ' aria-invalid="true" autofocus' : ''}>
 <p class="hint" id="amount-hint">Enter the amount in ${esc(link.currency)}${decimals ? ', with at most 2 decimals' : ', without decimals'}.</p>
-${opts.error ? `<p class="field-error" id="amount-error" role="alert">${esc(opts.error)}</p>` : ''}
+${opts.error ? `<p class="field-error" id="amount-error" role="alert">${esc(opts.error)}</p>` : ''}`
+      : `<p class="amount"><span class="fiat">${esc(link.currency)} ${esc(grouped(link.amount))}</span></p>
+${opts.error ? `<p class="form-error" role="alert">${esc(opts.error)}</p>` : ''}`;
+  const body = `<main class="card" id="main">
+<p class="merchant">${esc(merchantName)}</p>
+<h1>${esc(link.title)}</h1>
+<form method="post" action="${esc(opts.action)}" novalidate>
+<input type="hidden" name="visit" value="${esc(opts.token)}">
+${amountField}
 <button type="submit">Continue to payment</button>
 </form></main>`;
   return layout({ title: `Pay ${merchantName}`, assets: opts.assets, sandbox: link.environment === 'test', body });

@@ -12,7 +12,8 @@ import { StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
 import { findMerchantName } from '../merchants/index.js';
 import { PAYMENT_METHODS } from '../payment-intents/index.js';
-import { amountPage, checkoutPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
+import type { OpenLinkResult } from '../payment-links/index.js';
+import { checkoutPage, linkPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
 import { loadCheckoutSecret } from './checkout.repo.js';
 import {
   customerError,
@@ -230,71 +231,103 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     },
   );
 
-  // Payment link pages: opening the url mints a fresh intent and sends the customer to its checkout.
-  app.get(
+  // Payment link pages. Opening the url (GET or HEAD, a link preview or a crawler included) shows the link
+  // and mints nothing; sending its form (the customer acting, with the amount when the link has none)
+  // mints the visit's intent once and sends the customer to its checkout.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const html = (reply: FastifyReply, code: number, page: string) => reply.code(code).type('text/html; charset=utf-8').send(page);
+
+  async function findLink(request: FastifyRequest, id: string) {
+    return /^pl_[0-9A-Za-z]{1,64}$/.test(id) ? deps.links.findPublic(request.environment, id) : undefined;
+  }
+
+  const linkNotFound = (request: FastifyRequest) =>
+    messagePage(
+      assets,
+      request.environment === 'test',
+      'Payment link not found',
+      'This payment link is not valid. Check the address, or ask the merchant for a new one.',
+    );
+
+  /** The link's page for one result of opening or sending it. */
+  async function linkAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    opened: OpenLinkResult,
+    token: string,
+    value: string,
+  ): Promise<FastifyReply> {
+    const link = opened.link;
+    const sandbox = link.environment === 'test';
+    const merchantName = (await findMerchantName(deps.db, link.merchant_id)) ?? '';
+    switch (opened.kind) {
+      case 'inactive': {
+        const [title, text] =
+          opened.status === 'expired'
+            ? ['This payment link has expired', `It no longer takes payments. Ask ${merchantName} for a new link.`]
+            : opened.status === 'completed'
+              ? ['This payment link is complete', `${merchantName} has received all the payments this link accepts, so it takes no more.`]
+              : ['This payment link is not active', `${merchantName} has paused this link, so it takes no payments now.`];
+        return html(reply, 410, messagePage(assets, sandbox, title, text));
+      }
+      case 'page':
+        return html(
+          reply,
+          opened.error ? 400 : 200,
+          linkPage(link, merchantName, { assets, error: opened.error, value, action: `/pay/${link.id}`, token }),
+        );
+      case 'minted':
+        return reply.code(303).header('location', `/checkout/${opened.intentId}`).send();
+    }
+  }
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/pay/:id',
+    ...publicRoute,
+    schema: { hide: true, params: IntentParams, querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 200 })) }) },
+    handler: async (request, reply) => {
+      securityHeaders(reply);
+      const link = await findLink(request, request.params.id);
+      if (!link) return html(reply, 404, linkNotFound(request));
+      const token = tokens.forVisit(request, reply, link.id, secure(link.environment));
+      // `?amount=` fills in the form (a merchant may link to a suggested amount); it never mints.
+      return linkAnswer(request, reply, await deps.links.open(link), token, request.query.amount ?? '');
+    },
+  });
+
+  app.post(
     '/pay/:id',
     {
       ...publicRoute,
-      schema: { hide: true, params: IntentParams, querystring: Type.Object({ amount: Type.Optional(Type.String({ maxLength: 200 })) }) },
+      schema: {
+        hide: true,
+        params: IntentParams,
+        body: Type.Object({
+          visit: Type.Optional(Type.String({ maxLength: 200 })),
+          amount: Type.Optional(Type.String({ maxLength: 200 })),
+        }),
+      },
     },
     async (request, reply) => {
       securityHeaders(reply);
-      const sandbox = request.environment === 'test';
-      const link = /^pl_[0-9A-Za-z]{1,64}$/.test(request.params.id)
-        ? await deps.links.findPublic(request.environment, request.params.id)
-        : undefined;
-      if (!link) {
-        return reply
-          .code(404)
-          .type('text/html; charset=utf-8')
-          .send(
-            messagePage(
-              assets,
-              sandbox,
-              'Payment link not found',
-              'This payment link is not valid. Check the address, or ask the merchant for a new one.',
-            ),
-          );
+      const link = await findLink(request, request.params.id);
+      if (!link) return html(reply, 404, linkNotFound(request));
+      let visit: string;
+      try {
+        visit = tokens.checkVisit(request, link.id, request.body.visit);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const fresh = tokens.forVisit(request, reply, link.id, secure(link.environment));
+        const page = await deps.links.open(link);
+        if (page.kind !== 'page') return linkAnswer(request, reply, page, fresh, '');
+        return linkAnswer(request, reply, { ...page, error: 'This page had gone stale, so nothing was paid. Try again.' }, fresh, '');
       }
-      // A HEAD (a link checker, a preview) must not mint an intent.
-      if (request.method === 'HEAD') return reply.code(200).type('text/html; charset=utf-8').send();
-      const merchant = { name: (await findMerchantName(deps.db, link.merchant_id)) ?? '' };
-      const opened = await deps.links.open(link, request.query.amount);
-      switch (opened.kind) {
-        case 'inactive':
-          return reply
-            .code(410)
-            .type('text/html; charset=utf-8')
-            .send(
-              opened.status === 'expired'
-                ? messagePage(
-                    assets,
-                    sandbox,
-                    'This payment link has expired',
-                    `It no longer takes payments. Ask ${merchant.name} for a new link.`,
-                  )
-                : messagePage(
-                    assets,
-                    sandbox,
-                    'This payment link is complete',
-                    `${merchant.name} has received all the payments this link accepts, so it takes no more.`,
-                  ),
-            );
-        case 'needs_amount':
-          return reply
-            .code(opened.error ? 400 : 200)
-            .type('text/html; charset=utf-8')
-            .send(
-              amountPage(link, merchant.name, {
-                assets,
-                error: opened.error,
-                value: request.query.amount ?? '',
-                action: `/pay/${link.id}`,
-              }),
-            );
-        case 'minted':
-          return reply.code(303).header('location', `/checkout/${opened.intent.id}`).send();
-      }
+      const amount = request.body.amount;
+      return linkAnswer(request, reply, await deps.links.mint(link, visit, amount), request.body.visit!, amount ?? '');
     },
   );
 };

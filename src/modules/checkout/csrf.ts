@@ -3,12 +3,16 @@
 // SameSite=Strict, HttpOnly cookie scoped to the intent's checkout path and in a request header. A
 // cross-site page can neither read the token nor make the browser send the cookie with its request, and
 // the Origin header, when present, must be our own.
+//
+// A payment link's page works the same way with a visit token (bound to `link:<id>`, in a SameSite=Lax
+// cookie on /pay/<id> and a hidden form field): its nonce names the visit, which mints one intent.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../shared/errors.js';
 
 export const CSRF_COOKIE = 'cowrie_checkout';
 export const CSRF_HEADER = 'x-checkout-token';
+export const VISIT_COOKIE = 'cowrie_link_visit';
 
 export class CheckoutTokens {
   constructor(private readonly key: Buffer) {}
@@ -42,26 +46,55 @@ export class CheckoutTokens {
     return token;
   }
 
+  /**
+   * A visit of a link's page: the token in the customer's cookie (a reload or another tab is the same
+   * visit), or a new one. Lax, so that coming back to the link from a message keeps the visit.
+   */
+  forVisit(request: FastifyRequest, reply: FastifyReply, linkId: string, secureCookie: boolean): string {
+    const subject = `link:${linkId}`;
+    const existing = cookie(request, VISIT_COOKIE);
+    const token = this.valid(subject, existing) ? existing! : this.mint(subject);
+    reply.header(
+      'set-cookie',
+      `${VISIT_COOKIE}=${token}; Path=/pay/${linkId}; Max-Age=86400; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`,
+    );
+    return token;
+  }
+
+  /** The visit a link's form was sent from (its token in the form and the cookie), or 403. */
+  checkVisit(request: FastifyRequest, linkId: string, sent: string | undefined): string {
+    sameOrigin(request);
+    const fromCookie = cookie(request, VISIT_COOKIE);
+    if (!sent || sent !== fromCookie || !this.valid(`link:${linkId}`, sent)) {
+      throw new AppError('checkout_token_invalid', 'This payment page has gone stale. Reload the page and try again.');
+    }
+    return sent.split('.')[0]!;
+  }
+
   /** Refuses an action without the page's token in both the header and the cookie, or from another origin. */
   check(request: FastifyRequest, intentId: string): void {
-    const origin = request.headers.origin;
-    if (origin !== undefined) {
-      let host: string | null = null;
-      try {
-        host = new URL(origin).host;
-      } catch {
-        host = null;
-      }
-      if (host === null || host !== request.headers.host) {
-        throw new AppError('checkout_token_invalid', 'This request did not come from the checkout page. Reload the page and try again.');
-      }
-    }
+    sameOrigin(request);
     const header = request.headers[CSRF_HEADER];
     const sent = Array.isArray(header) ? header[0] : header;
     const fromCookie = cookie(request, CSRF_COOKIE);
     if (!sent || sent !== fromCookie || !this.valid(intentId, sent)) {
       throw new AppError('checkout_token_invalid', 'This checkout page has gone stale. Reload the page and try again.');
     }
+  }
+}
+
+/** An Origin header, when sent, must be the page's own. */
+function sameOrigin(request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  let host: string | null = null;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = null;
+  }
+  if (host === null || host !== request.headers.host) {
+    throw new AppError('checkout_token_invalid', 'This request did not come from the checkout page. Reload the page and try again.');
   }
 }
 

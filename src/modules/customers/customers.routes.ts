@@ -4,7 +4,7 @@ import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { errorResponses } from '../../http/openapi.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
-import { CreateCustomerBody, CustomerRecord, customerProperties } from './customer.schema.js';
+import { CreateCustomerBody, CustomerRecord, UpdateCustomerBody, customerProperties } from './customer.schema.js';
 import type { CustomerService } from './customers.service.js';
 
 const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
@@ -58,5 +58,21 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerServ
       },
     },
     async (request) => withResponseMeta(request, await customers.get(requireAuth(request), request.params.id)),
+  );
+
+  app.post(
+    '/customers/:id',
+    {
+      config: { scopes: ['customers:write'] },
+      schema: {
+        summary: 'Update a customer',
+        description: 'Changes the fields sent and keeps the others; `null` clears a field; `metadata` replaces the whole object.',
+        tags: ['Customers'],
+        params: IdParams,
+        body: UpdateCustomerBody,
+        response: { 200: CustomerResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await customers.update(requireAuth(request), request.params.id, request.body)),
   );
 };

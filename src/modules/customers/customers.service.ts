@@ -7,7 +7,7 @@ import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { jsonTextOf } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { customerView, type Customer, type CustomerInput } from './customer.schema.js';
+import { customerView, type Customer, type CustomerInput, type CustomerUpdate } from './customer.schema.js';
 import * as repo from './customers.repo.js';
 
 export class CustomerService {
@@ -30,10 +30,30 @@ export class CustomerService {
     return customerView(row);
   }
 
+  /** A customer's row, or undefined (other modules refer to stored customers by id). */
+  find(scope: MerchantScope, id: string): Promise<CustomerRow | undefined> {
+    return repo.findCustomer(this.deps.db, scope, id);
+  }
+
   async get(scope: MerchantScope, id: string): Promise<Customer> {
     const row = await repo.findCustomer(this.deps.db, scope, id);
     if (!row) throw notFound('customer', id);
     return customerView(row);
+  }
+
+  /** Changes the fields sent (null clears one; metadata is replaced whole) and answers the customer. */
+  async update(scope: MerchantScope, id: string, input: CustomerUpdate): Promise<Customer> {
+    const db = this.deps.db;
+    const row = await repo.findCustomer(db, scope, id);
+    if (!row) throw notFound('customer', id);
+    const patch: Partial<CustomerRow> = {};
+    if (input.email !== undefined) patch.email = input.email;
+    if (input.phone !== undefined) patch.phone = input.phone;
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.reference !== undefined) patch.reference = input.reference;
+    if (input.metadata !== undefined) patch.metadata = jsonTextOf(input.metadata);
+    if (Object.keys(patch).length > 0 && !(await repo.updateCustomer(db, scope, id, patch))) throw notFound('customer', id);
+    return customerView({ ...row, ...patch });
   }
 
   async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string }): Promise<Page<Customer>> {

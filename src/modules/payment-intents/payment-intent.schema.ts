@@ -22,7 +22,43 @@ export const LastPaymentError = Type.Object(
   { title: 'LastPaymentError' },
 );
 
-const IntentCustomer = Type.Object({ email: Type.Optional(Type.String()), phone: Type.Optional(Type.String()) });
+const IntentCustomer = Type.Object({
+  id: Type.Optional(Type.String({ description: 'The stored customer (`cus_…`) the intent was created for, when it named one' })),
+  email: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+});
+/** The customer an intent carries: as sent inline, or a stored customer's id, email and phone. */
+export type IntentCustomerValue = Static<typeof IntentCustomer>;
+
+const InlineCustomer = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
+    phone: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
+        'x-message': 'must be a phone number such as +254712345678',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const CustomerId = Type.String({
+  pattern: '^cus_[0-9A-Za-z]{1,64}$',
+  'x-message': 'must be a customer id (cus_…) or an object with email and phone',
+});
+
+/**
+ * `customer` of a new intent: a stored customer's id, or `{email, phone}`. Written as if/then/else rather
+ * than anyOf so that a mistake is reported in the branch the value is in (the bad email, not "must be a
+ * string").
+ */
+const CustomerParam = Type.Unsafe<string | Static<typeof InlineCustomer>>({
+  description: 'A stored customer (`"cus_…"`), whose email and phone the intent carries, or `{email, phone}`',
+  if: { type: 'string' },
+  then: CustomerId,
+  else: InlineCustomer,
+});
 
 export const paymentIntentProperties = {
   id: Type.String({ description: 'Identifier, prefix `pi_`' }),
@@ -67,21 +103,7 @@ export const CreateIntentBody = Type.Object(
     payment_methods: Type.Optional(
       Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1, maxItems: 5, description: 'Omit for every method valid for the currency' }),
     ),
-    customer: Type.Optional(
-      Type.Object(
-        {
-          email: Type.Optional(Type.String({ format: 'email', maxLength: 254, 'x-message': 'must be a valid email address' })),
-          phone: Type.Optional(
-            Type.String({
-              maxLength: 40,
-              pattern: '^\\+?[0-9][0-9 ().-]{2,39}$',
-              'x-message': 'must be a phone number such as +254712345678',
-            }),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    customer: Type.Optional(CustomerParam),
     metadata: Type.Optional(Metadata),
     expires_in_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, default: 30 })),
     return_url: Type.Optional(

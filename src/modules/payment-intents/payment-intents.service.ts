@@ -11,7 +11,14 @@ import { jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { RateProvider } from '../rates/index.js';
-import { intentView, type CheckoutUrlFor, type CreateIntentBody, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
+import {
+  intentView,
+  type CheckoutUrlFor,
+  type CreateIntentBody,
+  type IntentCustomerValue,
+  type IntentStatus,
+  type PaymentIntent,
+} from './payment-intent.schema.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import { IntentMoveConflict, addCreationEvents, expireIfOverdue, isOverdue, moveIntent } from './state-machine.js';
@@ -20,7 +27,9 @@ export const DEFAULT_EXPIRY_MINUTES = 30;
 export const MAX_EXPIRY_MINUTES = 1440;
 
 /** The body of `POST /payment-intents`, and what a payment link adds when it mints an intent. */
-export type CreateIntentInput = Omit<Static<typeof CreateIntentBody>, 'metadata'> & {
+export type CreateIntentInput = Omit<Static<typeof CreateIntentBody>, 'metadata' | 'customer'> & {
+  /** Inline, or a stored customer's id (resolved by create) or its id, email and phone (prepare). */
+  customer?: string | IntentCustomerValue;
   /** An object as parsed (its text kept), or the text of a link's metadata. */
   metadata?: object;
   /** Set when a payment link mints the intent. */
@@ -40,6 +49,8 @@ export interface IntentServiceDeps {
   clocks: MerchantClocks;
   rates: RateProvider;
   checkoutUrl: CheckoutUrlFor;
+  /** A stored customer of the merchant's environment, for `customer: "cus_…"`. */
+  findCustomer: (scope: MerchantScope, id: string) => Promise<{ id: string; email: string | null; phone: string | null } | undefined>;
 }
 
 function checkReturnUrl(url: string): void {
@@ -127,6 +138,8 @@ export class IntentService {
       }
     }
     if (input.return_url !== undefined) checkReturnUrl(input.return_url);
+    if (typeof input.customer === 'string') throw new Error('prepare: a customer id must be resolved first (create does)');
+    const customer = input.customer ?? null;
     const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
     const rate = this.deps.rates.price(asset, currency);
     let expiresAt = now + minutes * MINUTE_MS;
@@ -144,7 +157,7 @@ export class IntentService {
       description: input.description ?? null,
       merchant_reference: input.merchant_reference ?? null,
       payment_methods: JSON.stringify(methods),
-      customer: input.customer === undefined ? null : JSON.stringify(input.customer),
+      customer: customer === null ? null : JSON.stringify(customer),
       metadata: jsonTextOf(input.metadata ?? {}),
       return_url: input.return_url ?? null,
       payment_link: input.payment_link ?? null,
@@ -158,14 +171,31 @@ export class IntentService {
       cancelled_at: null,
       updated_at: now,
     };
-    const view = intentView(row, this.checkoutUrl, { payment_methods: methods, customer: input.customer ?? null });
+    const view = intentView(row, this.checkoutUrl, { payment_methods: methods, customer });
     return { row, view };
   }
 
   async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateIntentInput): Promise<PaymentIntent> {
+    if (typeof input.customer === 'string') input = { ...input, customer: await this.storedCustomer(scope, input.customer) };
     const intent = this.prepare(scope, await this.deps.clocks.nowMs(scope), input);
     await this.insert(intent);
     return intent.view;
+  }
+
+  /** `customer: "cus_…"`: the stored customer's id, email and phone, or 400 naming `customer`. */
+  private async storedCustomer(scope: MerchantScope, id: string): Promise<IntentCustomerValue> {
+    const found = await this.deps.findCustomer(scope, id);
+    if (!found) throw new AppError('parameter_invalid', `Invalid customer: no customer '${id}' in this environment`, { param: 'customer' });
+    return {
+      id: found.id,
+      ...(found.email === null ? {} : { email: found.email }),
+      ...(found.phone === null ? {} : { phone: found.phone }),
+    };
+  }
+
+  /** The intent's row as stored, or undefined (no expiry applied: for callers that check it themselves). */
+  findRow(scope: MerchantScope, id: string): Promise<PaymentIntentRow | undefined> {
+    return repo.findIntent(this.deps.db, scope, id);
   }
 
   /** The intent's row as it is now: an overdue one is expired first (reads never show it awaiting payment). */

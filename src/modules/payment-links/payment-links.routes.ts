@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { IdParams, withMeta } from '../../http/schemas.js';
+import { listQuerySchema } from '../../http/pagination.js';
+import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { CreateLinkBody, paymentLinkProperties } from './payment-link.schema.js';
+import { StringEnum } from '../../shared/schema.js';
+import { CreateLinkBody, PaymentLinkRecord, UpdateLinkBody, paymentLinkProperties } from './payment-link.schema.js';
 import type { LinkService } from './payment-links.service.js';
 
 export const PaymentLinkResponse = withMeta(paymentLinkProperties, { title: 'PaymentLinkResponse' });
@@ -38,5 +41,42 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }
       },
     },
     async (request) => withResponseMeta(request, await links.get(requireAuth(request), request.params.id)),
+  );
+
+  app.get(
+    '/payment-links',
+    {
+      config: { scopes: ['payment_links:read', 'payments:read'] },
+      schema: {
+        summary: 'List payment links',
+        description: 'Newest first. `active=true` lists only links that are not deactivated, `active=false` only deactivated ones.',
+        tags: ['Payment links'],
+        querystring: listQuerySchema(20, 100, { active: Type.Optional(StringEnum(['true', 'false'] as const)) }),
+        response: { 200: ListOf(PaymentLinkRecord, { title: 'PaymentLinkList' }), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const active = q.active === undefined ? undefined : q.active === 'true';
+      const page = await links.list(requireAuth(request), { limit: q.limit, startingAfter: q.starting_after, active });
+      return withResponseMeta(request, page);
+    },
+  );
+
+  app.post(
+    '/payment-links/:id',
+    {
+      config: { scopes: ['payment_links:write', 'checkout:write'] },
+      schema: {
+        summary: 'Update a payment link',
+        description:
+          'Changes the fields sent and keeps the others; `null` clears `amount` (the customer enters it), `max_payments` (no cap) and `expires_at` (never). `active: false` deactivates the link. Intents already minted keep what they were minted with.',
+        tags: ['Payment links'],
+        params: IdParams,
+        body: UpdateLinkBody,
+        response: { 200: PaymentLinkResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await links.update(requireAuth(request), request.params.id, request.body)),
   );
 };

@@ -1,6 +1,7 @@
 // Payment links (section 2.2, 3.3, 4.5; DECISIONS "Payment links"): create, retrieve, mint a fresh payment
 // intent each time a customer opens the link's url, and the cap on paid payments.
-import type { PaymentIntentRow, PaymentLinkRow } from '../../db/schema.js';
+import { readPage, type Page } from '../../db/pagination.js';
+import type { PaymentLinkRow } from '../../db/schema.js';
 import type { Db, Tx } from '../../db/transaction.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
@@ -9,7 +10,15 @@ import { formatAmount, requireAmount, requireAsset, requireFiat, type FiatCurren
 import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { IntentService } from '../payment-intents/index.js';
-import { linkStatus, linkView, type CreateLinkInput, type LinkStatus, type LinkUrlFor, type PaymentLink } from './payment-link.schema.js';
+import {
+  linkStatus,
+  linkView,
+  type CreateLinkInput,
+  type LinkStatus,
+  type LinkUrlFor,
+  type PaymentLink,
+  type UpdateLinkInput,
+} from './payment-link.schema.js';
 import * as repo from './payment-links.repo.js';
 
 export interface LinkServiceDeps {
@@ -19,10 +28,11 @@ export interface LinkServiceDeps {
   linkUrl: LinkUrlFor;
 }
 
+/** What the link's page shows on a GET (nothing is minted), or after the customer sent its form. */
 export type OpenLinkResult =
   | { kind: 'inactive'; link: PaymentLinkRow; status: Exclude<LinkStatus, 'active'> }
-  | { kind: 'needs_amount'; link: PaymentLinkRow; error: string | null }
-  | { kind: 'minted'; link: PaymentLinkRow; intent: PaymentIntentRow };
+  | { kind: 'page'; link: PaymentLinkRow; error: string | null }
+  | { kind: 'minted'; link: PaymentLinkRow; intentId: string };
 
 const scopeOf = (link: PaymentLinkRow): MerchantScope => ({ merchantId: link.merchant_id, environment: link.environment });
 
@@ -41,13 +51,7 @@ export class LinkService {
     const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
     const amount = input.amount === undefined ? null : formatAmount(requireAmount(input.amount, currency, 'amount'), currency);
     const now = await this.deps.clocks.nowMs(scope);
-    let expiresAt: number | null = null;
-    if (input.expires_at !== undefined) {
-      expiresAt = Date.parse(input.expires_at);
-      if (!Number.isFinite(expiresAt))
-        throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
-      if (expiresAt <= now) throw new AppError('parameter_invalid', 'Invalid expires_at: must be in the future', { param: 'expires_at' });
-    }
+    const expiresAt = input.expires_at === undefined ? null : futureTime(input.expires_at, now);
     const row: PaymentLinkRow = {
       id: newId('payment_link'),
       merchant_id: scope.merchantId,
@@ -59,10 +63,69 @@ export class LinkService {
       max_payments: input.max_payments ?? null,
       expires_at: expiresAt,
       metadata: jsonTextOf(input.metadata ?? {}),
+      active: 1,
       created_at: now,
     };
     await repo.insertLink(this.deps.db, row);
     return this.view(row);
+  }
+
+  /**
+   * Changes what is sent (null clears amount, cap and expiry); intents already minted keep what they were
+   * minted with. A cap below the link's paid payments is refused; an expiry must be in the future.
+   */
+  async update(scope: MerchantScope, id: string, input: UpdateLinkInput): Promise<PaymentLink> {
+    const db = this.deps.db;
+    const link = await repo.findLink(db, scope, id);
+    if (!link) throw notFound('payment_link', id);
+    const patch: Partial<PaymentLinkRow> = {};
+    if (input.title !== undefined) {
+      const title = input.title.trim();
+      if (title.length === 0) throw new AppError('parameter_invalid', 'Invalid title: must not be empty', { param: 'title' });
+      patch.title = title;
+    }
+    if (input.amount !== undefined) {
+      const currency = link.currency as FiatCurrency;
+      patch.amount = input.amount === null ? null : formatAmount(requireAmount(input.amount, currency, 'amount'), currency);
+    }
+    if (input.max_payments !== undefined) {
+      if (input.max_payments !== null) {
+        const paid = await repo.countPaidIntents(db, link.id);
+        if (input.max_payments < paid) {
+          throw new AppError('parameter_invalid', `Invalid max_payments: the link already has ${paid} paid payments`, {
+            param: 'max_payments',
+          });
+        }
+      }
+      patch.max_payments = input.max_payments;
+    }
+    if (input.expires_at !== undefined) {
+      patch.expires_at = input.expires_at === null ? null : futureTime(input.expires_at, await this.deps.clocks.nowMs(scope));
+    }
+    if (input.active !== undefined) patch.active = input.active ? 1 : 0;
+    if (input.metadata !== undefined) patch.metadata = jsonTextOf(input.metadata);
+    if (Object.keys(patch).length > 0 && !(await repo.updateLink(db, scope, id, patch))) throw notFound('payment_link', id);
+    return this.view({ ...link, ...patch });
+  }
+
+  async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string; active?: boolean }): Promise<Page<PaymentLink>> {
+    const db = this.deps.db;
+    const now = await this.deps.clocks.nowMs(scope);
+    let paid = new Map<string, number>();
+    const page = await readPage(
+      opts,
+      (id) => repo.findLink(db, scope, id),
+      async (cursor, limit) => {
+        const rows = await repo.listLinks(db, scope, cursor, limit, opts.active);
+        paid = await repo.countPaidIntentsOf(
+          db,
+          rows.slice(0, limit).map((r) => r.id),
+        );
+        return rows;
+      },
+      (row) => row,
+    );
+    return { ...page, data: page.data.map((row) => linkView(row, this.deps.linkUrl, paid.get(row.id) ?? 0, now)) };
   }
 
   async get(scope: MerchantScope, id: string): Promise<PaymentLink> {
@@ -97,26 +160,43 @@ export class LinkService {
     );
   };
 
+  /** What a GET of the link's page shows: its form, or why it takes no payment. Mints nothing. */
+  async open(link: PaymentLinkRow): Promise<OpenLinkResult> {
+    const status = await this.statusOf(link);
+    return status === 'active' ? { kind: 'page', link, error: null } : { kind: 'inactive', link, status };
+  }
+
   /**
-   * A customer opens the link: an inactive link mints nothing; a link without an amount asks for one
-   * (validated like any amount of its currency); otherwise a fresh intent is minted with payment_link set.
+   * The customer acts on the link's page (sends its form, with the amount when the link has none): the
+   * intent of this visit, minted once. A visit whose intent is still open and for the same amount goes back
+   * to it (a double-submitted form, the back button); otherwise a fresh intent is minted and the visit
+   * follows it. Of concurrent sends of one visit, one mints and the others go to its intent.
    */
-  async open(link: PaymentLinkRow, amountText: string | undefined): Promise<OpenLinkResult> {
-    const scope = scopeOf(link);
-    const now = await this.deps.clocks.nowMs(scope);
-    const status = linkStatus(link, await repo.countPaidIntents(this.deps.db, link.id), now);
+  async mint(link: PaymentLinkRow, visit: string, amountText: string | undefined): Promise<OpenLinkResult> {
+    const status = await this.statusOf(link);
     if (status !== 'active') return { kind: 'inactive', link, status };
     let amount = link.amount;
     if (amount === null) {
-      if (amountText === undefined || amountText.trim() === '') return { kind: 'needs_amount', link, error: null };
-      const text = amountText.trim();
-      if (text.length > 32) return { kind: 'needs_amount', link, error: 'Enter a shorter amount.' };
+      const text = (amountText ?? '').trim();
+      if (text === '') return { kind: 'page', link, error: 'Enter the amount to pay.' };
+      if (text.length > 32) return { kind: 'page', link, error: 'Enter a shorter amount.' };
       const currency = link.currency as FiatCurrency;
       try {
         amount = formatAmount(requireAmount(text, currency, 'amount'), currency);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        return { kind: 'needs_amount', link, error: plainAmountError(text, link.currency) };
+        return { kind: 'page', link, error: plainAmountError(text, link.currency) };
+      }
+    }
+    const db = this.deps.db;
+    const scope = scopeOf(link);
+    const now = await this.deps.clocks.nowMs(scope);
+    const previous = await repo.findVisit(db, link.id, visit);
+    if (previous) {
+      const intent = await this.deps.intents.findRow(scope, previous.payment_intent_id);
+      // Not yet there: a concurrent send of this visit is minting it.
+      if (!intent || (intent.status === 'awaiting_payment' && intent.expires_at > now && intent.amount === amount)) {
+        return { kind: 'minted', link, intentId: previous.payment_intent_id };
       }
     }
     const intent = this.deps.intents.prepare(scope, now, {
@@ -129,9 +209,32 @@ export class LinkService {
       // An intent never outlives its link.
       ...(link.expires_at === null ? {} : { expires_not_after: link.expires_at }),
     });
+    const id = intent.row.id;
+    const claimed = previous
+      ? await repo.moveVisit(db, link.id, visit, previous.payment_intent_id, id)
+      : await repo.claimVisit(db, { link_id: link.id, visit, payment_intent_id: id, created_at: now });
+    if (!claimed) {
+      // Another send of this visit won: go where it went.
+      const winner = await repo.findVisit(db, link.id, visit);
+      return { kind: 'minted', link, intentId: winner?.payment_intent_id ?? id };
+    }
     await this.deps.intents.insert(intent);
-    return { kind: 'minted', link, intent: intent.row };
+    return { kind: 'minted', link, intentId: id };
   }
+
+  private async statusOf(link: PaymentLinkRow): Promise<LinkStatus> {
+    const now = await this.deps.clocks.nowMs(scopeOf(link));
+    return linkStatus(link, await repo.countPaidIntents(this.deps.db, link.id), now);
+  }
+}
+
+/** An expiry sent by the merchant: a date-time in the future by the merchant's clock, or 400 naming expires_at. */
+function futureTime(text: string, now: number): number {
+  const at = Date.parse(text);
+  if (!Number.isFinite(at))
+    throw new AppError('parameter_invalid', 'Invalid expires_at: must be an ISO 8601 date-time', { param: 'expires_at' });
+  if (at <= now) throw new AppError('parameter_invalid', 'Invalid expires_at: must be in the future', { param: 'expires_at' });
+  return at;
 }
 
 function plainAmountError(text: string, currency: string): string {

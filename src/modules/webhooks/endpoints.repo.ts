@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
@@ -39,6 +39,19 @@ export async function markDeleted(db: Q, scope: MerchantScope, id: string, now: 
     .where('merchant_id', '=', scope.merchantId)
     .where('environment', '=', scope.environment)
     .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Writes a patch to one merchant's endpoint that is not deleted; false when there is none. */
+export async function updateEndpoint(db: Q, scope: MerchantScope, id: string, patch: Updateable<WebhookEndpointsTable>): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set(patch)
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;

@@ -19,23 +19,23 @@ const CreatedEndpointResponse = withMeta(
   { title: 'CreatedWebhookEndpoint' },
 );
 
-const CreateEndpointBody = Type.Object(
-  {
-    url: Type.String({
-      minLength: 1,
-      maxLength: MAX_URL_LENGTH,
-      description:
-        'Where events are POSTed. Live: an https URL whose host resolves to public addresses only. Sandbox: the same, unless the operator set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1.',
-    }),
-    events: Type.Optional(
-      Type.Array(StringEnum(EVENT_TYPES), {
-        maxItems: EVENT_TYPES.length * 2,
-        description: 'Event types to send; omitted or empty means every type',
-      }),
-    ),
-  },
+const EndpointUrl = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description:
+    'Where events are POSTed. Live: an https URL whose host resolves to public addresses only. Sandbox: the same, unless the operator set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1.',
+});
+const EndpointEvents = Type.Array(StringEnum(EVENT_TYPES), {
+  maxItems: EVENT_TYPES.length * 2,
+  description: 'Event types to send; omitted or empty means every type',
+});
+
+const UpdateEndpointBody = Type.Object(
+  { url: Type.Optional(EndpointUrl), events: Type.Optional(EndpointEvents) },
   { additionalProperties: false },
 );
+
+const CreateEndpointBody = Type.Object({ url: EndpointUrl, events: Type.Optional(EndpointEvents) }, { additionalProperties: false });
 
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
   app.post(
@@ -109,5 +109,22 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookServic
       },
     },
     async (request) => withResponseMeta(request, await webhooks.deleteEndpoint(requireAuth(request), request.params.id)),
+  );
+
+  app.post(
+    '/webhook_endpoints/:id',
+    {
+      config: { scopes: ['webhooks:write'] },
+      schema: {
+        summary: 'Update a webhook endpoint',
+        description:
+          'Changes `url` (checked as on creation) and `events` (an empty list means every type). Deliveries not yet made go to the new url; the event types apply to events from now on. The signing secret is unchanged.',
+        tags: ['Webhooks'],
+        params: IdParams,
+        body: UpdateEndpointBody,
+        response: { 200: EndpointResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => withResponseMeta(request, await webhooks.updateEndpoint(requireAuth(request), request.params.id, request.body)),
   );
 };

@@ -59,6 +59,25 @@ export class WebhookService {
     return { ...endpointView(row), secret: row.secret };
   }
 
+  /**
+   * Changes the url (checked like a new endpoint's) or the event types (empty means every type). Deliveries
+   * not yet made go to the new url; the event types apply to events from now on.
+   */
+  async updateEndpoint(scope: MerchantScope, id: string, input: { url?: string; events?: string[] }): Promise<WebhookEndpoint> {
+    const { db, clock } = this.deps;
+    const row = await endpoints.findEndpoint(db, scope, id);
+    if (!row) throw notFound('webhook endpoint', id);
+    if (input.url !== undefined)
+      await assertEndpointUrl(input.url, urlPolicy(scope.environment, this.deps.allowPrivate), this.deps.resolve);
+    const patch: Partial<WebhookEndpointRow> = {};
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
+    if (Object.keys(patch).length === 0) return endpointView(row);
+    patch.updated_at = clock.nowMs();
+    if (!(await endpoints.updateEndpoint(db, scope, id, patch))) throw notFound('webhook endpoint', id);
+    return endpointView({ ...row, ...patch });
+  }
+
   async getEndpoint(scope: MerchantScope, id: string): Promise<WebhookEndpoint> {
     const row = await endpoints.findEndpoint(this.deps.db, scope, id);
     if (!row) throw notFound('webhook endpoint', id);
