@@ -32,7 +32,16 @@ export async function buildServices(config: Config, database: Database, opts: { 
   const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
 
   const customers = new CustomerService({ db, clock: clocks.base });
-  const intents = new IntentService({ db, clocks, rates, checkoutUrl, findCustomer: (scope, id) => customers.find(scope, id) });
+  // Rails are registered below (they report to the payment service); the intents ask which methods they carry.
+  const rails = new RailRegistry();
+  const intents = new IntentService({
+    db,
+    clocks,
+    rates,
+    checkoutUrl,
+    methodCarried: (environment, method) => rails.railFor(environment, method) !== null,
+    findCustomer: (scope, id) => customers.find(scope, id),
+  });
   const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
   const payments = new PaymentService({
     db,
@@ -42,10 +51,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     settlementPolicy: settlementPolicy(config),
     linkCap: links.capCheck,
   });
-  const rails = new RailRegistry().register(
-    'test',
-    new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }),
-  );
+  rails.register('test', new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }));
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
 
   return {

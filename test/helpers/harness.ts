@@ -13,6 +13,7 @@ import { createKey, createMerchant, type CreatedMerchant } from '../../src/modul
 import type { IssuedKey } from '../../src/modules/keys/index.js';
 import { randomBase62 } from '../../src/shared/ids.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { LiveStandInRail } from './live-rail.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export const ENGINE: Engine = process.env['COWRIE_TEST_ENGINE'] === 'postgres' ? 'postgres' : 'sqlite';
@@ -85,6 +86,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** Register extra routes on the app before it starts (test-only faults). */
   configureApp?: (app: FastifyInstance) => void | Promise<void>;
+  /** Leave the live environment without rails, as a fresh install is (default: a stand-in carries every method). */
+  noLiveRails?: boolean;
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
@@ -110,6 +113,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     }),
   );
   const running = await startCowrie(config, { logger, clock: opts.clock, seedDemo: false, configureApp: opts.configureApp });
+  if (!opts.noLiveRails) running.services.rails.register('live', new LiveStandInRail());
   const livePort = running.listeners.portOf('live');
   const testPort = running.listeners.portOf('test');
   const url = (env: 'live' | 'test', path = '') => `http://127.0.0.1:${env === 'live' ? livePort : testPort}${path}`;

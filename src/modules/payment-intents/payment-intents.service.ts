@@ -49,6 +49,8 @@ export interface IntentServiceDeps {
   clocks: MerchantClocks;
   rates: RateProvider;
   checkoutUrl: CheckoutUrlFor;
+  /** Whether a rail carries the method in the environment (a method no rail carries cannot be offered). */
+  methodCarried: (environment: Environment, method: PaymentMethod) => boolean;
   /** A stored customer of the merchant's environment, for `customer: "cus_…"`. */
   findCustomer: (scope: MerchantScope, id: string) => Promise<{ id: string; email: string | null; phone: string | null } | undefined>;
 }
@@ -121,8 +123,16 @@ export class IntentService {
     const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
     const amount = requireAmount(input.amount, currency, 'amount');
     let methods: PaymentMethod[];
+    const carried = (m: PaymentMethod) => this.deps.methodCarried(scope.environment, m);
     if (input.payment_methods === undefined) {
-      methods = methodsFor(currency, asset);
+      methods = methodsFor(currency, asset).filter(carried);
+      if (methods.length === 0) {
+        throw new AppError(
+          'payment_method_unavailable',
+          `No payment method is available ${scope.environment === 'live' ? 'in live mode ' : ''}for ${currency} settling in ${asset}: no payment rail that takes ${currency} is configured.`,
+          { param: 'currency' },
+        );
+      }
     } else {
       methods = [...new Set(input.payment_methods)];
       for (const m of methods) {
@@ -133,6 +143,13 @@ export class IntentService {
             {
               param: 'payment_methods',
             },
+          );
+        }
+        if (!carried(m)) {
+          throw new AppError(
+            'payment_method_unavailable',
+            `Payment method ${m} is not available in ${scope.environment === 'live' ? 'live mode' : 'the sandbox'}: no payment rail for it is configured.`,
+            { param: 'payment_methods' },
           );
         }
       }

@@ -3,6 +3,7 @@ export {
   type DepositResult,
   type PaymentOutcomeSink,
   type PaymentRail,
+  type RefundResult,
   type SimulatedDeposit,
   type StartPaymentResult,
 } from './rail.js';
