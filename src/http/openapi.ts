@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { ERROR_CODES } from '../shared/errors.js';
 import { ErrorEnvelope } from './schemas.js';
 import { API_VERSION } from './context.js';
+import { OPERATIONS, operationKey } from './openapi-operations.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -49,8 +50,36 @@ const META_HEADERS = {
 };
 
 /** The parts of the generated document this file edits. */
+interface OpenApiMediaType {
+  schema?: unknown;
+  example?: unknown;
+}
+interface OpenApiOperation {
+  operationId?: string;
+  description?: string;
+  security?: unknown[];
+  requestBody?: { content?: Record<string, OpenApiMediaType> };
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, OpenApiMediaType> }>;
+}
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { security?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/** The document's spelling of a route URL: no /v1 prefix, `{param}` for `:param`. */
+function documentPath(url: string): string {
+  return (url.replace(/^\/v1(?=\/|$)/, '') || '/').replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** Adds the operation table's operationId and examples (openapi-operations.ts) to an operation. */
+function applyOperationDoc(method: string, path: string, op: OpenApiOperation): void {
+  const entry = OPERATIONS[operationKey(method, path)];
+  if (!entry) return;
+  op.operationId = entry.operationId;
+  const body = op.requestBody?.content?.['application/json'];
+  if (body && entry.requestExample) body.example = entry.requestExample;
+  const success = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1];
+  const json = success?.content?.['application/json'];
+  if (json) json.example = entry.responseExample;
 }
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
@@ -75,6 +104,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: ({ schema, url, route }) => {
       const config = (route.config ?? {}) as { scopes?: string[]; access?: string };
       const s = { ...(schema ?? {}) } as Record<string, unknown>;
+      const methods = ([] as string[]).concat(route.method as string | string[]);
+      // The operation table's description, for a route that has none of its own.
+      s['description'] ??= OPERATIONS[operationKey(methods[0] ?? '', documentPath(url))]?.description;
       if (config.access !== 'public') {
         const scopes = config.scopes ?? [];
         s['security'] = [{ bearerAuth: scopes }];
@@ -85,7 +117,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         ]
           .filter(Boolean)
           .join(' ');
-        const methods = ([] as string[]).concat(route.method as string | string[]);
         if (methods.includes('POST')) {
           s['headers'] = {
             type: 'object',
@@ -108,7 +139,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
       for (const [path, item] of Object.entries(doc.paths ?? {})) {
         if (!path.startsWith('/') || path.startsWith('/docs')) continue;
-        for (const op of Object.values(item)) {
+        for (const [method, op] of Object.entries(item)) {
+          applyOperationDoc(method, path, op);
           for (const [status, response] of Object.entries(op.responses ?? {})) {
             const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
             headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };

@@ -1,26 +1,46 @@
-// Human documentation served by the server itself: /docs (the API reference), /docs/errors (every error
-// code, each `docs_url` lands on its entry) and /v1/openapi.json.
+// Human documentation served by the server itself: /docs (the API reference, with contents, heading
+// anchors and a search box), /docs/errors (every error code, each `docs_url` lands on its entry), the
+// pages' script and style sheet under /docs/, and /v1/openapi.json.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '../../shared/errors.js';
+import { escapeHtml, headingHtml, renderReference, scrollBox, tocHtml } from './render.js';
 
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** Scripts and styles only from this server's own files: no inline script, no CDN. */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const ASSET_DIR = new URL('../../../public/docs/', import.meta.url);
+
+interface Asset {
+  path: string;
+  body: Buffer;
+  type: string;
 }
 
-function page(title: string, body: string): string {
+/** A file of public/docs/, served at /docs/<name>.<content hash>.<ext> (so it can be cached for good). */
+function loadAsset(name: string, type: string): Asset {
+  const body = readFileSync(new URL(name, ASSET_DIR));
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  const [base, ext] = name.split('.');
+  return { path: `/docs/${base}.${hash}.${ext}`, body, type };
+}
+
+export interface DocsAssets {
+  script: string;
+  style: string;
+}
+
+function page(assets: DocsAssets, title: string, body: string, withScript: boolean): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title><style>
-body{font:16px/1.55 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
-code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}pre{background:#f2f2f2;padding:1rem;overflow:auto}
-table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.4rem .6rem;text-align:left;vertical-align:top}
-tr:target{background:#fff6c8}a{color:#0645ad}
-</style></head><body>${body}</body></html>`;
+<title>${escapeHtml(title)}</title><link rel="stylesheet" href="${assets.style}">${withScript ? `<script src="${assets.script}" defer></script>` : ''}
+</head><body><a class="skip" href="#content">Skip to content</a>
+${body}
+</body></html>`;
 }
 
-export async function errorsPage(): Promise<string> {
+export async function errorsPage(assets: DocsAssets): Promise<string> {
   const { Marked } = await import('marked');
   const rows = Object.entries(ERROR_CODES)
     .map(
@@ -30,12 +50,42 @@ export async function errorsPage(): Promise<string> {
         }</td></tr>`,
     )
     .join('\n');
-  return page(
-    'Cowrie API errors',
-    `<h1>Errors</h1><p>Every error answers with one envelope: <code>{"error": {"type", "code", "message", "param", "request_id", "docs_url"}, "request_id", "environment", "livemode"}</code>. Branch on <code>code</code>; <code>message</code> is for people.</p>
-<table><thead><tr><th>Code</th><th>HTTP</th><th>Type</th><th>Meaning</th></tr></thead><tbody>
+  const table = `<table><thead><tr><th>Code</th><th>HTTP</th><th>Type</th><th>Meaning</th></tr></thead><tbody>
 ${rows}
-</tbody></table>`,
+</tbody></table>`;
+  return page(
+    assets,
+    'Cowrie API errors',
+    `<div class="layout single"><main id="content">
+<p><a href="/docs">← API reference</a></p>
+${headingHtml(1, 'errors', 'Errors', 'Errors')}
+<p>Every error answers with one envelope: <code>{"error": {"type", "code", "message", "param", "request_id", "docs_url"}, "request_id", "environment", "livemode"}</code>. Branch on <code>code</code>; <code>message</code> is for people.</p>
+${scrollBox('Table: error codes (Code, HTTP, Type, Meaning)', table)}
+</main></div>`,
+    false,
+  );
+}
+
+export async function referencePage(assets: DocsAssets, markdown: string): Promise<string> {
+  const { Marked } = await import('marked');
+  const ref = renderReference(new Marked({ gfm: true }), markdown, ['content', 'docs-search', 'docs-search-input', 'docs-search-status']);
+  const search = `<form id="docs-search" class="search" role="search" aria-label="Search the reference" hidden>
+<label for="docs-search-input">Search the reference</label>
+<input id="docs-search-input" type="search" autocomplete="off" spellcheck="false" placeholder="e.g. refund, idempotency, 409">
+<p id="docs-search-status" role="status" aria-live="polite"></p>
+</form>`;
+  return page(
+    assets,
+    ref.title,
+    `<div class="layout">
+<nav class="toc" aria-label="Contents"><details open><summary>Contents</summary>${tocHtml(ref.toc)}</details></nav>
+<main id="content">
+${ref.intro}
+${search}
+${ref.sections}
+</main>
+</div>`,
+    true,
   );
 }
 
@@ -44,16 +94,27 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   let errors: string | null = null;
   const referencePath = new URL('../../../docs/api-reference.md', import.meta.url);
   let reference: string | null = null;
+  const script = loadAsset('docs.js', 'text/javascript; charset=utf-8');
+  const style = loadAsset('docs.css', 'text/css; charset=utf-8');
+  const assets: DocsAssets = { script: script.path, style: style.path };
 
-  const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP };
+  const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'x-content-type-options': 'nosniff' };
   const hide = { hide: true };
 
+  for (const a of [script, style]) {
+    app.get(a.path, { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .type(a.type)
+        .send(a.body),
+    );
+  }
   app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
-    reply.headers(html).send((errors ??= await errorsPage())),
+    reply.headers(html).send((errors ??= await errorsPage(assets))),
   );
   app.get('/docs', { config: { access: 'public' }, schema: hide }, async (_req, reply) => {
-    const { Marked } = await import('marked');
-    reference ??= page('Cowrie API reference', await new Marked({ gfm: true }).parse(readFileSync(referencePath, 'utf8')));
+    reference ??= await referencePage(assets, readFileSync(referencePath, 'utf8'));
     return reply.headers(html).send(reference);
   });
   app.get('/v1/openapi.json', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
