@@ -108,26 +108,57 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
   it('pays from the balance in one step', async () => {
     const pi = await intent({});
     const page = await open(pi.checkout_url);
+    // No method is chosen for the customer: no panel shows until one is.
+    expect(await page.locator('input[name="method"]:checked').count()).toBe(0);
+    expect(await page.locator('.method-form:visible').count()).toBe(0);
+    await page.getByLabel('Account balance', { exact: true }).check();
     await page.getByRole('button', { name: 'Pay KES 1,500.00' }).click();
     await waitForHeadline(page, 'Paid');
+    // The outcome takes the focus.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('status-headline');
     await expectPaidOverApi(pi.id, 'service_balance');
     await page.close();
   });
 
-  it('pays by card with a test card, after showing a Luhn error', async () => {
+  it('pays by card: every field error at once, the number grouped as typed, a decline then a retry', async () => {
     const pi = await intent({});
     const page = await open(pi.checkout_url);
     await page.getByLabel('Card', { exact: true }).check();
-    await page.getByLabel('Card number').fill('4242 4242 4242 4241');
+    await page.getByLabel('Card number').pressSequentially('4242424242424241');
+    // Grouped in fours while typed
+    expect(await page.getByLabel('Card number').inputValue()).toBe('4242 4242 4242 4241');
+    await page.getByLabel('Expiry (MM/YY)').fill('13/20');
+    await page.getByLabel('Security code (CVC)').fill('1');
+    await page.locator('#panel-card button[type=submit]').click();
+    // All three mistakes at once, each beside (and described by) its field; focus on the first.
+    await expect.poll(() => page.locator('#card_number-error').textContent()).toContain('not a valid card number');
+    expect(await page.locator('#card_expiry-error').textContent()).toContain('MM/YY');
+    expect(await page.locator('#card_cvc-error').textContent()).toContain('3-digit');
+    expect(await page.locator('#err-card').textContent()).toBe('Fix the 3 fields marked below.');
+    for (const label of ['Card number', 'Expiry (MM/YY)', 'Security code (CVC)']) {
+      expect(await page.getByLabel(label).getAttribute('aria-invalid'), label).toBe('true');
+    }
+    expect(await page.getByLabel('Card number').getAttribute('aria-describedby')).toContain('card_number-error');
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('card_number');
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    expect(await s.running.database.db.selectFrom('rail_payments').select('id').where('payment_intent_id', '=', pi.id).execute()).toEqual(
+      [],
+    );
+    // A declined card leaves the payment open: the error in plain words, the methods again.
+    await page.getByLabel('Card number').fill('4000 0000 0000 0002');
     await page.getByLabel('Expiry (MM/YY)').fill('12/40');
     await page.getByLabel('Security code (CVC)').fill('123');
     await page.locator('#panel-card button[type=submit]').click();
-    await expect.poll(() => page.locator('#card_number-error').textContent()).toContain('not valid');
-    expect(await page.getByLabel('Card number').getAttribute('aria-invalid')).toBe('true');
+    await waitForHeadline(page, 'That payment did not go through');
+    expect(await page.locator('#status-detail').textContent()).toMatch(/declined.*Try again/);
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('status-headline');
+    expect(await page.locator('#methods').isVisible()).toBe(true);
     await page.getByLabel('Card number').fill('4242 4242 4242 4242');
     await page.locator('#panel-card button[type=submit]').click();
     await waitForHeadline(page, 'Paid');
     await expectPaidOverApi(pi.id, 'card');
+    const events = (await s.sandbox('GET', '/events?limit=100')).json.data.filter((e: any) => e.data?.id === pi.id).map((e: any) => e.type);
+    expect(events).toContain('payment_intent.payment_failed');
     await page.close();
   });
 
@@ -170,6 +201,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
     expect(Number(amount)).toBeGreaterThan(Number(pi.pay_amount));
     expect(await page.locator('#w-address').textContent()).toMatch(/^T/);
     expect(await page.locator('#w-qr').evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
+    // The one asset amount shown is explained: what is due plus the tag.
+    expect(await page.locator('#w-tag').textContent()).toMatch(new RegExp(`${pi.pay_amount} USDT due plus a tag of 0\\.\\d{6} USDT`));
+    expect(await page.locator('.amount').textContent()).not.toContain(pi.pay_amount);
     await page.getByRole('button', { name: 'Copy amount' }).click();
     await expect.poll(() => page.locator('#copy-status').textContent()).toBe(`Copied: ${amount}`);
     expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(amount);
@@ -227,6 +261,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
     await amountPage.getByLabel('Amount to pay (USD)').fill('1.234');
     await amountPage.getByRole('button', { name: 'Continue to payment' }).click();
     await amountPage.locator('#amount-error').waitFor();
+    expect(await amountPage.locator('#amount-error').textContent()).toContain('at most 2 decimals');
     expect(await axeSeriousViolations(amountPage)).toEqual([]);
     await amountPage.getByLabel('Amount to pay (USD)').fill('12.50');
     await amountPage.getByRole('button', { name: 'Continue to payment' }).click();

@@ -51,7 +51,11 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(page.html).toContain('Order #1001 &lt;b&gt;');
       expect(page.html).not.toContain('<b>');
       expect(page.html).toContain('KES 1,500.00');
-      expect(page.html).toContain(`${pi.pay_amount} USDT`);
+      // One amount: the fiat amount; the asset amount appears only in the wallet panel, where it is sent.
+      expect(page.html).not.toContain(pi.pay_amount);
+      // No method is chosen for the customer.
+      expect(page.html).not.toMatch(/name="method"[^>]*checked/);
+      expect(page.html).toContain('Account balance');
       const left = Number(/data-seconds-left="(\d+)"/.exec(page.html)?.[1]);
       expect(left).toBeGreaterThan(29 * 60);
       expect(left).toBeLessThanOrEqual(30 * 60);

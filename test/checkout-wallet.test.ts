@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantLimits } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { action, checkoutStatus, eventTypes, openCheckout, pay } from './helpers/checkout.js';
+import { Decimal } from 'decimal.js';
+import QRCode from 'qrcode';
 
 describe(`hosted checkout (${ENGINE})`, () => {
   let s: TestServer;
@@ -43,6 +45,19 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(tag).toBeGreaterThan(0);
       expect(tag).toBeLessThan(0.01);
       expect(next.amount).toMatch(/^\d+\.\d{6}$/);
+      // One amount per method, explained: what is due plus the tag that marks the payment.
+      expect(next.amount_due).toBe(pi.pay_amount);
+      expect(next.tag).toBe(new Decimal(next.amount).minus(pi.pay_amount).toFixed(6));
+      // The QR code is the payment request a TRON wallet reads (token, recipient, exact amount).
+      expect(next.payment_uri).toBe(
+        `tron:${next.address}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=${new Decimal(next.amount).toFixed()}`,
+      );
+      const qrOf = async (text: string) => {
+        const svg = await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+        return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+      };
+      expect(next.qr).toBe(await qrOf(next.payment_uri));
+      expect(next.qr).not.toBe(await qrOf(next.address));
       // The same intent and network keep their amount.
       expect((await pay(s, page, { method: 'external_wallet', network: 'tron' })).json.next_action.amount).toBe(next.amount);
       // Base and Polygon share an EVM address, told apart by network (another intent, so that this one
@@ -52,8 +67,20 @@ describe(`hosted checkout (${ENGINE})`, () => {
       const polygon = (await pay(s, otherPage, { method: 'external_wallet', network: 'polygon' })).json.next_action;
       expect(base.address).toMatch(/^0x[0-9a-f]{40}$/);
       expect(polygon.address).toBe(base.address);
+      // EIP-681: a transfer call of the token contract on the network's chain, in the token's base units.
+      const units = (a: string) => new Decimal(a).mul(1_000_000).toFixed(0);
+      expect(base.payment_uri).toBe(
+        `ethereum:0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2@8453/transfer?address=${base.address}&uint256=${units(base.amount)}`,
+      );
+      expect(polygon.payment_uri).toBe(
+        `ethereum:0xc2132D05D31c914a87C6611C10748AEb04B58e8F@137/transfer?address=${polygon.address}&uint256=${units(polygon.amount)}`,
+      );
       const solana = (await pay(s, otherPage, { method: 'external_wallet', network: 'solana' })).json.next_action;
       expect(solana.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+      // Solana Pay: recipient, decimal amount and the token's mint.
+      expect(solana.payment_uri).toBe(
+        `solana:${solana.address}?amount=${new Decimal(solana.amount).toFixed()}&spl-token=Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`,
+      );
       expect((await pay(s, page, { method: 'external_wallet', network: 'bitcoin' })).json.error.param).toBe('network');
 
       const deposit = (body: Record<string, string>) => action(s, page, '/wallet/deposit', body);

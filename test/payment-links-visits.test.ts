@@ -59,6 +59,8 @@ describe(`payment link visits (${ENGINE})`, () => {
     const first = location(await sendLinkForm(s, visit));
     const again = location(await sendLinkForm(s, visit));
     expect(again).toBe(first);
+    // A browser sends `Origin: null` for a form on a no-referrer page: the token is what counts.
+    expect(location(await sendLinkForm(s, visit, {}, { headers: { origin: 'null' } }))).toBe(first);
     // Reopening the page in the same browser keeps the visit (the cookie), so it still goes there.
     const reopened = await visitLink(s, link.url, { cookie: visit.cookie });
     expect(reopened.token).toBe(visit.token);

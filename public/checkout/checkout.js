@@ -99,6 +99,8 @@
       });
     }
     var radios = document.querySelectorAll('input[name="method"]');
+    // No method is chosen for the customer: every panel waits for a choice.
+    showPanel(null);
     radios.forEach(function (r) {
       r.addEventListener('change', function () {
         if (r.checked) showPanel(r.value);
@@ -114,6 +116,14 @@
     setInterval(tick, 1000);
     tick();
 
+    // After the customer acts, the outcome takes the focus (so a screen reader and the keyboard are there).
+    var focusResult = false;
+    function moveFocusToResult() {
+      var headline = document.getElementById('status-headline');
+      if (headline) headline.focus();
+      focusResult = false;
+    }
+
     function applyStatus(s) {
       var box = document.getElementById('status');
       box.className = 'status status-' + s.status;
@@ -128,6 +138,7 @@
         });
       }
       if (s.final) finish(s);
+      if (focusResult && (s.final || !s.attempt || s.attempt.state !== 'pending')) moveFocusToResult();
     }
 
     function finish(s) {
@@ -170,6 +181,18 @@
       box.querySelector('.w-asset').textContent = next.asset;
       box.querySelector('.w-network').textContent = next.network_name;
       text('w-amount', next.amount);
+      text(
+        'w-tag',
+        'That is the ' +
+          next.amount_due +
+          ' ' +
+          next.asset +
+          ' due plus a tag of ' +
+          next.tag +
+          ' ' +
+          next.asset +
+          ' that marks this payment as yours, so we can match it.',
+      );
       text('w-address', next.address);
       document.getElementById('w-qr').setAttribute('src', next.qr);
       box.hidden = false;
@@ -183,6 +206,68 @@
       document.getElementById('w-amount').parentNode.querySelector('button').focus();
     }
 
+    // The card number is grouped as it is typed (4-6-5 for American Express, else fours).
+    var cardNumber = document.querySelector('[data-group="card"]');
+    if (cardNumber) {
+      cardNumber.addEventListener('input', function () {
+        var atEnd = cardNumber.selectionStart === cardNumber.value.length;
+        var digits = cardNumber.value.replace(/\D/g, '').slice(0, 19);
+        var groups = /^3[47]/.test(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
+        var out = [];
+        var i = 0;
+        groups.forEach(function (n) {
+          if (i < digits.length) out.push(digits.slice(i, i + n));
+          i += n;
+        });
+        var grouped = out.join(' ');
+        if (grouped !== cardNumber.value) {
+          cardNumber.value = grouped;
+          if (atEnd) cardNumber.setSelectionRange(grouped.length, grouped.length);
+        }
+      });
+    }
+
+    // Checks every card field before sending, so that each mistake is shown at once beside its field.
+    function luhn(digits) {
+      var sum = 0;
+      for (var i = 0; i < digits.length; i++) {
+        var d = Number(digits[digits.length - 1 - i]);
+        if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+        sum += d;
+      }
+      return sum % 10 === 0;
+    }
+    function cardProblems(form) {
+      var problems = [];
+      var number = form.querySelector('[name="card_number"]').value.replace(/[\s-]/g, '');
+      if (!/^\d{12,19}$/.test(number) || !luhn(number))
+        problems.push(['card_number', 'Check the card number: it is not a valid card number.']);
+      var expiry = form.querySelector('[name="card_expiry"]').value.trim();
+      var m = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(expiry);
+      var month = m ? Number(m[1]) : 0;
+      if (!m || month < 1 || month > 12) problems.push(['card_expiry', 'Enter the expiry date as MM/YY, for example 08/29.']);
+      else {
+        var year = m[2].length === 2 ? 2000 + Number(m[2]) : Number(m[2]);
+        var now = new Date();
+        if (year < now.getFullYear() || (year === now.getFullYear() && month < now.getMonth() + 1))
+          problems.push(['card_expiry', 'This card has expired. Use another card.']);
+      }
+      var cvc = form.querySelector('[name="card_cvc"]').value.trim();
+      var want = /^3[47]/.test(number) ? 4 : 3;
+      if (!new RegExp('^\\d{' + want + '}$').test(cvc))
+        problems.push(['card_cvc', 'Enter the ' + want + '-digit security code from the card.']);
+      return problems;
+    }
+    function showProblems(form, method, problems) {
+      problems.forEach(function (p) {
+        var field = form.querySelector('[name="' + p[0] + '"]');
+        field.setAttribute('aria-invalid', 'true');
+        text(field.id + '-error', p[1]);
+      });
+      text('err-' + method, problems.length === 1 ? 'Fix the field marked below.' : 'Fix the ' + problems.length + ' fields marked below.');
+      form.querySelector('[aria-invalid="true"]').focus();
+    }
+
     document.querySelectorAll('form[data-method]').forEach(function (form) {
       form.addEventListener('submit', function (e) {
         e.preventDefault();
@@ -192,6 +277,14 @@
           body[k] = String(v);
         });
         clearErrors(form);
+        if (method === 'card') {
+          var problems = cardProblems(form);
+          if (problems.length) {
+            showProblems(form, method, problems);
+            return;
+          }
+        }
+        focusResult = method !== 'external_wallet' && method !== 'paypal';
         var button = form.querySelector('button[type="submit"]');
         button.disabled = true;
         post(payUrl, body).then(

@@ -35,10 +35,13 @@ export function messagePage(assets: Assets, sandbox: boolean, title: string, tex
   return layout({ title, assets, sandbox, body: `<main class="card" id="main"><h1>${esc(title)}</h1><p>${esc(text)}</p></main>` });
 }
 
+/**
+ * The amount the customer pays: the fiat amount. The asset amount is shown only where the customer sends
+ * the asset (the wallet panel, with the tag that marks the payment), so that each method shows one amount.
+ */
 function amountBlock(c: CheckoutIntent): string {
   const r = c.row;
-  return `<p class="amount"><span class="fiat">${esc(r.currency)} ${esc(grouped(r.amount))}</span>
-<span class="asset">${esc(r.pay_amount)} ${esc(r.settlement_currency)}</span></p>`;
+  return `<p class="amount"><span class="fiat">${esc(r.currency)} ${esc(grouped(r.amount))}</span></p>`;
 }
 
 function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
@@ -48,8 +51,8 @@ function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
     switch (m) {
       case 'service_balance':
         panels.push(`<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance">
-<h3 id="h-service_balance">Pay from your balance</h3>
-<p>${sandbox ? 'Pays at once from the sandbox payer\u2019s balance.' : 'Pays at once from your balance with us.'}</p>
+<h3 id="h-service_balance">Pay from your account balance</h3>
+<p>${sandbox ? 'Sandbox: pays at once from a test payer\u2019s account balance.' : `Pays at once from the money you already hold in your account with ${esc(c.merchantName)}\u2019s payment service: no card or phone needed.`}</p>
 <p class="form-error" id="err-service_balance" role="alert"></p>
 <button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`);
         break;
@@ -67,7 +70,7 @@ function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
         panels.push(`<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
 <h3 id="h-card">Pay by card</h3>
 <label for="card_number">Card number</label>
-<input id="card_number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="card_number-error${sandbox ? ' card-hint' : ''}">
+<input id="card_number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="card_number-error${sandbox ? ' card-hint' : ''}" data-group="card">
 <p class="field-error" id="card_number-error"></p>
 <div class="row"><div><label for="card_expiry">Expiry (MM/YY)</label>
 <input id="card_expiry" name="card_expiry" type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY" aria-describedby="card_expiry-error">
@@ -95,13 +98,14 @@ ${sandbox ? '<p class="hint" id="card-hint">Sandbox cards: 4242 4242 4242 4242 p
 <p class="form-error" id="err-external_wallet" role="alert"></p>
 <button type="submit">Show deposit address</button></form>
 <div id="wallet-instructions" hidden>
-<p>Send <strong>exactly</strong> this amount of <strong class="w-asset"></strong> on <strong class="w-network"></strong>. Its last decimals identify your payment; any other amount, asset or network is not credited automatically.</p>
+<p>Send <strong>exactly</strong> this amount of <strong class="w-asset"></strong> on <strong class="w-network"></strong>: any other amount, asset or network is not credited automatically.</p>
 <p class="label" id="w-amount-label">Amount</p>
 <p class="copyable"><code id="w-amount" aria-labelledby="w-amount-label"></code> <button type="button" class="secondary copy" data-copy="w-amount">Copy amount</button></p>
+<p class="hint" id="w-tag"></p>
 <p class="label" id="w-address-label">Deposit address</p>
 <p class="copyable"><code id="w-address" aria-labelledby="w-address-label"></code> <button type="button" class="secondary copy" data-copy="w-address">Copy address</button></p>
 <p class="copied" role="status" id="copy-status"></p>
-<img id="w-qr" alt="QR code of the deposit address" width="180" height="180">
+<img id="w-qr" alt="QR code of this payment: the address, the token and the exact amount, for a wallet app to scan" width="180" height="180">
 </div>
 ${
   sandbox
@@ -141,7 +145,7 @@ export function checkoutPage(
 ${amountBlock(c)}
 <p class="countdown"${payable ? '' : ' hidden'}>Time left to pay: <span id="countdown" role="timer" data-seconds-left="${secondsLeft}">${Math.floor(secondsLeft / 60)}:${String(secondsLeft % 60).padStart(2, '0')}</span></p>
 <div id="status" class="status status-${esc(r.status)}" role="status" aria-live="polite">
-<p class="headline" id="status-headline">${esc(statusHeadline(c))}</p>
+<p class="headline" id="status-headline" tabindex="-1">${esc(statusHeadline(c))}</p>
 <p class="detail" id="status-detail">${esc(statusDetail(c))}</p>
 <p id="return-link"${final && returnUrl ? '' : ' hidden'}><a href="${esc(returnUrl ?? '#')}">Return to ${esc(c.merchantName)}</a></p>
 </div>
@@ -150,7 +154,7 @@ ${
     ? `<section id="methods" aria-labelledby="methods-title">
 <h2 id="methods-title">How would you like to pay?</h2>
 <fieldset class="method-choice"><legend class="visually-hidden">Payment method</legend>
-${c.methods.map((m, i) => `<label class="choice"><input type="radio" name="method" value="${m}"${i === 0 ? ' checked' : ''}> ${METHOD_LABELS[m]}</label>`).join('\n')}
+${c.methods.map((m) => `<label class="choice"><input type="radio" name="method" value="${m}"> ${METHOD_LABELS[m]}</label>`).join('\n')}
 </fieldset>
 <noscript><p class="form-error">This page needs JavaScript to take a payment.</p></noscript>
 ${methodPanels(c, sandbox)}

@@ -12,6 +12,8 @@ import { StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
 import { findMerchantName } from '../merchants/index.js';
 import { PAYMENT_METHODS } from '../payment-intents/index.js';
+import { paymentUri, type StableAsset, type WalletNetwork } from '../rails/index.js';
+import { Decimal } from '../../shared/money.js';
 import type { OpenLinkResult } from '../payment-links/index.js';
 import { checkoutPage, linkPage, messagePage, paypalPage, type Assets } from './checkout-page.js';
 import { loadCheckoutSecret } from './checkout.repo.js';
@@ -107,7 +109,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
           assets,
           request.environment === 'test',
           'Payment not found',
-          'This payment link is not valid. Check the address, or ask the merchant for a new one.',
+          'We could not find this payment. Check the address, or ask the merchant to send it again.',
         ),
       );
 
@@ -172,8 +174,14 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     if (result.state === 'completed') return { state: 'completed', status: result.intent.status };
     const next = { ...result.nextAction };
     if (next['type'] === 'wallet_deposit') {
-      next['network_name'] = networkName(String(next['network']));
-      next['qr'] = await qrDataUrl(String(next['address']));
+      const network = String(next['network']) as WalletNetwork;
+      const amount = String(next['amount']);
+      next['network_name'] = networkName(network);
+      // One amount per method: the exact amount to send is what is due plus the tag that marks this payment.
+      next['amount_due'] = c.row.pay_amount;
+      next['tag'] = new Decimal(amount).minus(c.row.pay_amount).toFixed(6);
+      next['payment_uri'] = paymentUri(network, String(next['asset']) as StableAsset, String(next['address']), amount);
+      next['qr'] = await qrDataUrl(String(next['payment_uri']));
     }
     return { state: 'pending', status: result.intent.status, next_action: next };
   });

@@ -29,7 +29,7 @@ export interface CheckoutIntent {
 }
 
 export const METHOD_LABELS: Record<PaymentMethod, string> = {
-  service_balance: 'Balance',
+  service_balance: 'Account balance',
   mpesa: 'M-Pesa',
   card: 'Card',
   paypal: 'PayPal',

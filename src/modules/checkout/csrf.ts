@@ -63,7 +63,9 @@ export class CheckoutTokens {
 
   /** The visit a link's form was sent from (its token in the form and the cookie), or 403. */
   checkVisit(request: FastifyRequest, linkId: string, sent: string | undefined): string {
-    sameOrigin(request);
+    // A form sent from a page with `Referrer-Policy: no-referrer` carries `Origin: null`: the visit's token,
+    // in the form and in a SameSite cookie no other site's request carries, is what tells it is ours.
+    if (request.headers.origin !== 'null') sameOrigin(request);
     const fromCookie = cookie(request, VISIT_COOKIE);
     if (!sent || sent !== fromCookie || !this.valid(`link:${linkId}`, sent)) {
       throw new AppError('checkout_token_invalid', 'This payment page has gone stale. Reload the page and try again.');

@@ -21,3 +21,4 @@ export {
 export { sandboxDepositAddress } from './wallet-addresses.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
 export { walletDepositRoutes } from './wallet-deposits.routes.js';
+export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
