@@ -1,3 +1,13 @@
 #!/usr/bin/env node
-// The operator's command line. `npm install` builds dist/ (the `prepare` script).
-import '../dist/cli/main.js';
+// The operator's command line. It runs the compiled dist/ (built by `npm install` through the `prepare`
+// script, or by `npm run build`); in a checkout where dist/ is missing it runs the TypeScript source
+// through tsx, a development dependency.
+import { existsSync } from 'node:fs';
+
+const compiled = new URL('../dist/cli/main.js', import.meta.url);
+if (existsSync(compiled)) {
+  await import(compiled.href);
+} else {
+  const { tsImport } = await import('tsx/esm/api');
+  await tsImport('../src/cli/main.ts', import.meta.url);
+}

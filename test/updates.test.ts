@@ -95,6 +95,13 @@ describe(`updates (${ENGINE})`, () => {
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { events: ['nope'] }), 400, 'parameter_invalid', 'events[0]');
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { secret: 'x' }), 400, 'parameter_unknown', 'secret');
       expect((await m.sb('GET', `/webhook_endpoints/${e.json.id}`)).json.url).toBe(rx.url);
+      // A refused http URL names the variable that allows local receivers in the sandbox.
+      const live = await s.call('live', 'POST', '/webhook_endpoints', {
+        key: m.keys.live_secret!,
+        body: { url: 'http://example.com/hook' },
+      });
+      expectError(live, 400, 'parameter_invalid', 'url');
+      expect(live.json.error.message).toContain('COWRIE_ALLOW_PRIVATE_WEBHOOKS=1');
       expect((await m.sb('DELETE', `/webhook_endpoints/${e.json.id}`)).status).toBe(200);
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { url: rx.url }), 404, 'resource_missing', 'id');
     });

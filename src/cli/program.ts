@@ -1,11 +1,21 @@
 // The operator's `cowrie` command line (DECISIONS "Running it"). Every command takes --json.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { pino } from 'pino';
-import { revokeKey, rotateKey } from '../modules/keys/index.js';
-import { createKey, createMerchant, setMerchantLimits, setMerchantStatus, verifyMerchant } from '../modules/merchants/index.js';
+import { listKeys, revokeKey, rotateKey } from '../modules/keys/index.js';
+import {
+  createKey,
+  createMerchant,
+  findMerchant,
+  listMerchants,
+  merchantView,
+  setMerchantLimits,
+  setMerchantStatus,
+  verifyMerchant,
+} from '../modules/merchants/index.js';
 import { printDemoBanner, startCowrie } from '../main.js';
 import { refundView } from '../modules/refunds/index.js';
 import { buildServices, type BuiltServices } from '../services.js';
@@ -72,6 +82,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const program = new Command('cowrie')
     .description('Cowrie payment-acceptance server: run it and administer merchants and keys.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError();
@@ -88,6 +99,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
       for (const l of running.listeners.listeners) {
         running.logger.info({ environment: l.environment, address: l.address, port: l.port }, 'listening');
+      }
+      const urls = serviceUrls(running.config);
+      running.logger.info(urls, 'ready');
+      if (!opts.json) {
+        io.out(
+          [
+            'Cowrie is running:',
+            `  API (live):     ${urls.live_api}`,
+            `  API (sandbox):  ${urls.sandbox_api}`,
+            `  Checkout:       ${urls.sandbox_checkout}  and  ${urls.live_checkout}  (each intent's checkout_url)`,
+            `  Docs:           ${urls.docs}`,
+            `  Console:        ${urls.console}`,
+            '',
+          ].join('\n') + '\n',
+        );
       }
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {
@@ -118,6 +144,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   const merchants = program.command('merchants').description('Create and administer merchants');
+  merchants
+    .command('list')
+    .description('List every merchant')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: JsonOpt) => {
+      const all = (await withDb((d) => listMerchants(d.db))).map(merchantView);
+      const table = all.length
+        ? all.map((m) => `${m.id}  ${m.kyb_status.padEnd(8)}  ${m.status.padEnd(9)}  ${m.created_at}  ${m.name}`).join('\n')
+        : 'No merchants yet.';
+      emit(opts, { object: 'list', data: all }, table);
+    });
   merchants
     .command('create')
     .description('Create a merchant with its default app and sandbox keys (and a live key when --verified)')
@@ -175,7 +212,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       });
   }
 
-  const keys = program.command('keys').description('Create, revoke and rotate API keys');
+  const keys = program.command('keys').description('List, create, revoke and rotate API keys');
+  keys
+    .command('list')
+    .description("List a merchant's keys (never their secrets)")
+    .requiredOption('--merchant <merchant_id>', 'owning merchant')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: JsonOpt & { merchant: string }) => {
+      const found = await withDb(async (d) => {
+        if (!(await findMerchant(d.db, opts.merchant))) return null;
+        return listKeys(d.db, opts.merchant, systemClock.nowMs());
+      });
+      if (found === null) throw new CliFailure(`No such merchant: ${opts.merchant}`, 'resource_missing');
+      const table = found.length
+        ? found
+            .map(
+              (k) =>
+                `${k.id}  ${k.environment.padEnd(4)}  ${k.type.padEnd(11)}  ${k.status.padEnd(7)}  ${k.hint}${k.scopes.length ? `  scopes: ${k.scopes.join(',')}` : ''}`,
+            )
+            .join('\n')
+        : 'No keys.';
+      emit(opts, { object: 'list', data: found }, table);
+    });
   keys
     .command('create')
     .description('Create an API key (shown once)')
@@ -271,4 +329,24 @@ function reportFailure(err: unknown, json: boolean, io: CliIo): number {
   if (json) io.out(`${JSON.stringify({ error: { code, message } })}\n`);
   else io.err(`cowrie: ${message}\n`);
   return 1;
+}
+
+/** The package's version, read from package.json at the package root (the same depth from src/ and dist/). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Where an operator or a developer reaches each part of the running service. */
+export function serviceUrls(config: Config) {
+  const sandbox = new URL(config.sandboxUrl).origin;
+  const live = new URL(config.liveUrl).origin;
+  return {
+    live_api: config.liveUrl,
+    sandbox_api: config.sandboxUrl,
+    live_checkout: `${live}/checkout/<payment intent id>`,
+    sandbox_checkout: `${sandbox}/checkout/<payment intent id>`,
+    docs: `${sandbox}/docs`,
+    console: `${sandbox}/console`,
+  };
 }

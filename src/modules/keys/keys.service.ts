@@ -209,3 +209,36 @@ export function keyAuthenticator(db: Db, clock: Clock): (plaintext: string) => P
   );
   return async (plaintext) => currentKey(await lookup(hashKey(plaintext)), clock.nowMs());
 }
+
+/** A key as the operator's listing shows it: never its secret or hash, only the hint it is recognised by. */
+export interface KeyListing {
+  id: string;
+  object: 'api_key';
+  environment: string;
+  type: string;
+  hint: string;
+  scopes: string[];
+  allowed_ips: string[];
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  replaced_by: string | null;
+}
+
+export async function listKeys(db: Q, merchantId: string, nowMs: number): Promise<KeyListing[]> {
+  return (await repo.listKeysOf(db, merchantId)).map((k) => ({
+    id: k.id,
+    object: 'api_key',
+    environment: k.environment,
+    type: k.type,
+    hint: k.key_hint,
+    scopes: JSON.parse(k.scopes) as string[],
+    allowed_ips: JSON.parse(k.allowed_ips) as string[],
+    status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= nowMs ? 'expired' : 'active',
+    created_at: new Date(k.created_at).toISOString(),
+    expires_at: k.expires_at === null ? null : new Date(k.expires_at).toISOString(),
+    revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
+    replaced_by: k.replaced_by,
+  }));
+}

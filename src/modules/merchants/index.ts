@@ -8,4 +8,4 @@ export {
   verifyMerchant,
 } from './merchants.service.js';
 export type { CreateKeyInput, CreatedMerchant, MerchantView } from './merchants.service.js';
-export { findMerchantName, lockMerchant } from './merchants.repo.js';
+export { findMerchant, findMerchantName, listMerchants, lockMerchant } from './merchants.repo.js';

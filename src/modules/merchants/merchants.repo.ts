@@ -51,3 +51,8 @@ export async function claimSystemFlag(db: Q, name: string, now: number): Promise
     .executeTakeFirst();
   return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
 }
+
+/** Every merchant, oldest first (the operator's listing). */
+export async function listMerchants(db: Q): Promise<Merchant[]> {
+  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+}

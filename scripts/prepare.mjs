@@ -1,0 +1,15 @@
+// `npm install` in a checkout builds dist/ so that `npx cowrie` and `npm start` run compiled code. A
+// production install of a built package (`npm ci --omit=dev`) has no TypeScript compiler and needs no
+// build: dist/ is already there, so this step says so and does nothing.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+let tsc;
+try {
+  tsc = require.resolve('typescript/bin/tsc');
+} catch {
+  console.log('cowrie: TypeScript is not installed (a production install); using the dist/ that ships with the package.');
+  process.exit(0);
+}
+execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
