@@ -3,6 +3,7 @@
 // script, or by `npm run build`); in a checkout where dist/ is missing it runs the TypeScript source
 // through tsx, a development dependency.
 import { existsSync } from 'node:fs';
+import { URL } from 'node:url';
 
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
 if (existsSync(compiled)) {

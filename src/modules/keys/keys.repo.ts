@@ -84,5 +84,11 @@ export async function updateKey(
 
 /** A merchant's keys, newest first (the operator's listing; hashes are never shown). */
 export async function listKeysOf(db: Q, merchantId: string): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }

@@ -41,7 +41,8 @@ export function staticUrlProblem(raw: string, policy: UrlPolicy): string | null 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http or https URL';
   if (url.username || url.password) return 'must not carry credentials';
   if (policy === 'public') {
-    if (url.protocol !== 'https:') return 'must be an https URL (for a local receiver in the sandbox, the operator can set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1)';
+    if (url.protocol !== 'https:')
+      return 'must be an https URL (for a local receiver in the sandbox, the operator can set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1)';
     const host = hostOfUrl(url);
     if (ipaddr.isValid(host) && !isPublicAddress(host))
       return `must not point at a private or reserved address (${host}; for a local receiver in the sandbox, the operator can set COWRIE_ALLOW_PRIVATE_WEBHOOKS=1)`;
