@@ -144,7 +144,7 @@ describe(`payment intents (${ENGINE})`, () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await res.text();
       expect(html).toMatch(/^<!doctype html>/i);
-      expect(html).toContain(`${pi.pay_amount} USDT`);
+      expect(html).toContain('KES 250.50');
       expect(html).toContain('Mugs &lt;b&gt;x2&lt;/b&gt;');
       expect(html).not.toContain('<b>x2</b>');
       const wrongEnv = await fetch(s.url('live', checkout.pathname));
