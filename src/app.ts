@@ -15,6 +15,7 @@ import { balanceRoutes } from './modules/balances/index.js';
 import { checkoutRoutes } from './modules/checkout/index.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { docsRoutes } from './modules/docs/index.js';
+import { registerHealth } from './http/health.js';
 import { eventFeedRoutes } from './modules/event-feed/index.js';
 import { paymentIntentRoutes } from './modules/payment-intents/index.js';
 import { paymentLinkRoutes } from './modules/payment-links/index.js';
@@ -27,6 +28,7 @@ import { sandboxRoutes } from './modules/sandbox/index.js';
 import { settlementRoutes } from './modules/settlements/index.js';
 import { webhookRoutes } from './modules/webhooks/index.js';
 import { newId } from './shared/ids.js';
+import { logContext } from './shared/log-context.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -35,6 +37,9 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     genReqId: () => newId('request'),
     requestIdHeader: false,
+    // The request id reaches every log line through the logger's mixin (shared/log-context.ts), so a
+    // request's lines need no child logger of their own.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: BODY_LIMIT,
 
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
@@ -59,6 +64,13 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     }
   });
 
+  // The id of the request, for every log line written while it is handled (its context is opened by the
+  // listener, src/server.ts).
+  app.addHook('onRequest', (request, _reply, done) => {
+    const store = logContext.getStore();
+    if (store) store.requestId = request.id;
+    done();
+  });
   registerJsonParser(app);
   registerRequestContext(app, deps.config);
   registerErrorHandling(app, deps.config);
@@ -80,6 +92,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, deps.config);
 
+  registerHealth(app, deps.database);
   await app.register(docsRoutes);
   await app.register(checkoutRoutes, { deps });
   await app.register(

@@ -31,7 +31,14 @@ const EnvSchema = Type.Object({
   COWRIE_NEW_MERCHANT_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
   COWRIE_PENDING_SETTLEMENT_DAYS: Type.Integer({ default: 3, minimum: 0, maximum: 365 }),
   COWRIE_REPORT_MAX_ROWS: Type.Integer({ default: 100_000, minimum: 1, maximum: 10_000_000 }),
+  COWRIE_ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
+  COWRIE_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 256 }),
+  COWRIE_SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
+  COWRIE_METRICS_PORT: Type.Integer({ default: 9464, minimum: 0, maximum: 65535 }),
 });
+
+/** What a process does: `api` serves HTTP only, `worker` runs the background work only, `all` both. */
+export type Role = 'all' | 'api' | 'worker';
 
 export type Environment = 'live' | 'test';
 
@@ -72,6 +79,13 @@ export interface Config {
   readonly pendingSettlementDays: number;
   /** The export ceiling of CSV reports (rows). */
   readonly reportMaxRows: number;
+  /** DECISIONS "Operating it at scale". */
+  readonly role: Role;
+  /** Processes `cowrie serve` starts on this machine (node:cluster when more than one). */
+  readonly processes: number;
+  readonly shutdownTimeoutMs: number;
+  /** Port of the Prometheus metrics listener; 0 turns it off. */
+  readonly metricsPort: number;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +122,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         'outlives the HTTP call it covers.',
     );
   }
+  if (c.COWRIE_DATABASE_URL.startsWith('sqlite:') && (c.COWRIE_ROLE !== 'all' || c.COWRIE_PROCESSES > 1)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_ROLE and COWRIE_PROCESSES: the embedded SQLite database serves one process with role ' +
+        '`all`. To split API and workers or run several processes, use PostgreSQL (COWRIE_DATABASE_URL=postgres://…).',
+    );
+  }
   return Object.freeze({
     databaseUrl: c.COWRIE_DATABASE_URL,
     host: c.COWRIE_HOST,
@@ -135,6 +155,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     newMerchantDays: c.COWRIE_NEW_MERCHANT_DAYS,
     pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
+    role: c.COWRIE_ROLE,
+    processes: c.COWRIE_PROCESSES,
+    shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,
+    metricsPort: c.COWRIE_METRICS_PORT,
   });
 }
 

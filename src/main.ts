@@ -2,18 +2,24 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Config, Role } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startTimeJobs } from './jobs/time-jobs.js';
 import { startDeliveryWorker } from './jobs/webhook-worker.js';
 import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
-import { startListeners, type Listeners } from './server.js';
+import { forceCloseListeners, startListeners, type Listeners } from './server.js';
+import { Lease } from './db/leases.js';
+import { logMixin } from './shared/log-context.js';
 import { buildServices, type BuiltServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
 export interface Running {
   config: Config;
+  /** What this process does (DECISIONS "Operating it at scale"). */
+  role: Role;
   database: Database;
   services: BuiltServices;
   app: FastifyInstance;
@@ -23,6 +29,17 @@ export interface Running {
   /** The demo merchant created on this start (first start on an empty database), else null. */
   demo: CreatedMerchant | null;
   stop(): Promise<void>;
+  /**
+   * Graceful shutdown: stops accepting, answers the requests in flight, finishes or releases the webhook
+   * attempts in flight and hands back what it holds, within `timeoutMs`; past it, connections are cut.
+   * True when everything finished in time.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
+
+/** JSON lines with the process's role and pid on every line, and the request id on a request's lines. */
+export function createLogger(config: Config, role: Role = config.role): Logger {
+  return pino({ level: config.logLevel, base: { pid: process.pid, hostname: hostname(), role }, mixin: logMixin });
 }
 
 export async function startCowrie(
@@ -35,9 +52,14 @@ export async function startCowrie(
     startJobs?: boolean;
     /** Extra routes or hooks before the listeners start (tests use it to inject faults). */
     configureApp?: (app: FastifyInstance) => void | Promise<void>;
+    /** Instead of config.role. */
+    role?: Role;
+    /** Migrations already applied (a cluster's primary migrates once before it forks). */
+    skipMigrations?: boolean;
   } = {},
 ): Promise<Running> {
-  const logger = opts.logger ?? pino({ level: config.logLevel });
+  const role = opts.role ?? config.role;
+  const logger = opts.logger ?? createLogger(config, role);
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, fixedPool: true });
   // Everything started is stopped in reverse order, also when a later step of the start fails.
@@ -46,7 +68,7 @@ export async function startCowrie(
     for (const stop of started.splice(0).reverse()) await stop();
   };
   try {
-    await migrateToLatest(database);
+    if (!opts.skipMigrations) await migrateToLatest(database);
     await database.fill();
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
     const services = await buildServices(config, database, { logger, clock });
@@ -54,17 +76,34 @@ export async function startCowrie(
     const app = await buildApp(services);
     started.push(() => app.close());
     await opts.configureApp?.(app);
-    const jobs = opts.startJobs === false ? null : startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger);
-    if (jobs) started.push(() => jobs.stop());
-    if (opts.startJobs !== false) {
-      const worker = await startDeliveryWorker({ db: database.db, pool: database.pool, config: config.webhooks, logger });
+    // The background work runs in `worker` and `all` processes; the clock jobs are claimed through the
+    // database (a lease), so that of any number of worker processes one runs them at a time.
+    const background = role !== 'api' && opts.startJobs !== false;
+    if (background) {
+      const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+      const lease = new Lease(database.db, 'time-jobs', holder, Math.max(30_000, config.jobIntervalMs * 5));
+      const jobs = startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger, lease);
+      started.push(() => jobs.stop());
+      const worker = await startDeliveryWorker({
+        db: database.db,
+        pool: database.pool,
+        config: config.webhooks,
+        logger,
+        stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
+      });
       started.push(() => worker.stop());
     }
-    const listeners = await startListeners(app, config);
+    const listeners: Listeners =
+      role === 'worker' ? { listeners: [], portOf: () => 0, close: async () => {} } : await startListeners(app, config);
     started.push(() => listeners.close());
     let stopping: Promise<void> | null = null;
+    const stop = () => {
+      stopping ??= stopAll();
+      return stopping;
+    };
     return {
       config,
+      role,
       database,
       services,
       app,
@@ -72,9 +111,20 @@ export async function startCowrie(
       clock,
       logger,
       demo,
-      stop() {
-        stopping ??= stopAll();
-        return stopping;
+      stop,
+      async shutdown(timeoutMs) {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+          timer.unref();
+        });
+        const done = await Promise.race([stop().then(() => true as const), late]);
+        clearTimeout(timer);
+        if (!done) {
+          logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out: cutting the connections still open');
+          forceCloseListeners(listeners);
+        }
+        return done;
       },
     };
   } catch (err) {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { LISTENER_ENV, type ListenerRequest } from './http/context.js';
+import { logContext } from './shared/log-context.js';
 import type { Environment } from './shared/scope.js';
 
 export interface Listener {
@@ -59,7 +60,8 @@ export async function startListeners(app: FastifyInstance, config: Config): Prom
       for (const address of addresses) {
         const server = http.createServer((req, res) => {
           if (environment !== 'shared') (req as ListenerRequest)[LISTENER_ENV] = environment;
-          app.routing(req, res);
+          // Every log line written while this request is handled carries its id (shared/log-context.ts).
+          logContext.run({}, () => app.routing(req, res));
         });
         server.requestTimeout = 60_000;
         server.keepAliveTimeout = 65_000;
@@ -87,10 +89,23 @@ export async function startListeners(app: FastifyInstance, config: Config): Prom
   };
 }
 
+/**
+ * Stops accepting connections and resolves once every request in flight has been answered: idle
+ * keep-alive connections are closed at once, and busy ones once their response is out (swept every 50 ms).
+ */
 function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
+}
+
+/** Cuts every connection of the listeners (the shutdown timeout ran out with requests still in flight). */
+export function forceCloseListeners(listeners: Listeners): void {
+  for (const l of listeners.listeners) l.server.closeAllConnections();
 }

@@ -1,4 +1,5 @@
 // The operator's `cowrie` command line (DECISIONS "Running it"). Every command takes --json.
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.js';
@@ -16,7 +17,7 @@ import {
   setMerchantStatus,
   verifyMerchant,
 } from '../modules/merchants/index.js';
-import { printDemoBanner, startCowrie } from '../main.js';
+import { serve } from './serve.js';
 import { refundView } from '../modules/refunds/index.js';
 import { buildServices, type BuiltServices } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -90,41 +91,38 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   program
     .command('serve')
     .description('Run the API (live and sandbox listeners), checkout and background workers')
+    .addOption(
+      new Option('--role <role>', 'all, api (HTTP only) or worker (background work only); COWRIE_ROLE').choices(['all', 'api', 'worker']),
+    )
+    .option('--processes <n>', 'processes on this machine (PostgreSQL only); COWRIE_PROCESSES')
     .option('--json', 'log start-up as JSON only')
-    .action(async (opts: JsonOpt) => {
-      const running = await startCowrie(getConfig());
-      if (running.demo) {
-        if (opts.json) io.out(`${JSON.stringify({ demo_merchant: running.demo })}\n`);
-        else printDemoBanner(running.demo, running.config, io.out);
+    .action(async (opts: JsonOpt & { role?: string; processes?: string }) => {
+      // A forked process takes its role from its primary, whatever the command line says.
+      const overrides: Record<string, string> = {};
+      if (!cluster.isWorker) {
+        if (opts.role !== undefined) overrides['COWRIE_ROLE'] = opts.role;
+        if (opts.processes !== undefined) overrides['COWRIE_PROCESSES'] = opts.processes;
       }
-      for (const l of running.listeners.listeners) {
-        running.logger.info({ environment: l.environment, address: l.address, port: l.port }, 'listening');
-      }
-      const urls = serviceUrls(running.config);
-      running.logger.info(urls, 'ready');
-      if (!opts.json) {
-        io.out(
-          [
-            'Cowrie is running:',
-            `  API (live):     ${urls.live_api}`,
-            `  API (sandbox):  ${urls.sandbox_api}`,
-            `  Checkout:       ${urls.sandbox_checkout}  and  ${urls.live_checkout}  (each intent's checkout_url)`,
-            `  Docs:           ${urls.docs}`,
-            `  Console:        ${urls.console}`,
-            '',
-          ].join('\n') + '\n',
-        );
-      }
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          running.logger.info({ signal }, 'shutting down');
-          running.stop().then(resolve, (err) => {
-            running.logger.error({ err }, 'shutdown failed');
-            resolve();
-          });
-        };
-        process.once('SIGINT', () => shutdown('SIGINT'));
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
+      config = loadConfig({ ...io.env, ...overrides });
+      exitCode = await serve(config, {
+        out: io.out,
+        json: opts.json ?? false,
+        announce: (r) => {
+          const urls = serviceUrls(r.config);
+          if (!opts.json) {
+            io.out(
+              [
+                'Cowrie is running:',
+                `  API (live):     ${urls.live_api}`,
+                `  API (sandbox):  ${urls.sandbox_api}`,
+                `  Checkout:       ${urls.sandbox_checkout}  and  ${urls.live_checkout}  (each intent's checkout_url)`,
+                `  Docs:           ${urls.docs}`,
+                `  Console:        ${urls.console}`,
+                '',
+              ].join('\n') + '\n',
+            );
+          }
+        },
       });
     });
 

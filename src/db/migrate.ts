@@ -71,3 +71,9 @@ async function migrateSqlite(database: Database): Promise<MigrationResultSet> {
     return result;
   });
 }
+
+/** Migrations this code knows that the database has not applied (empty when it is current). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const migrations = await new Migrator({ db: database.db, provider: new StaticProvider() }).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

@@ -1,8 +1,10 @@
 // Background jobs that follow the clock: the expiry sweep and settlement maturing. They run every
-// COWRIE_JOB_INTERVAL_MS in every server process (each step is idempotent and row-locked, so processes can
-// overlap), and a sandbox clock advance runs them at once for that merchant.
+// COWRIE_JOB_INTERVAL_MS in the process holding the `time-jobs` lease (each step is also idempotent and
+// row-locked, so an overlap at a hand-over changes nothing), and a sandbox clock advance runs them at once
+// for that merchant.
 import type { Logger } from 'pino';
 import type { Db } from '../db/transaction.js';
+import type { Lease } from '../db/leases.js';
 import type { MerchantClocks } from '../shared/clock.js';
 import type { MerchantScope } from '../shared/scope.js';
 import type { IntentService } from '../modules/payment-intents/index.js';
@@ -22,12 +24,21 @@ export interface JobRunner {
   stop(): Promise<void>;
 }
 
-export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logger): JobRunner {
+/**
+ * Runs the jobs every `intervalMs`. With a lease, a tick runs them only while this process holds it (taken
+ * or renewed at each tick), so that among several worker processes one runs them at a time; a holder that
+ * dies loses the lease when it runs out, and stop hands it back at once.
+ */
+export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logger, lease?: Lease): JobRunner {
   let running: Promise<void> | null = null;
   let stopped = false;
+  const once = async () => {
+    if (lease && !(await lease.acquire())) return;
+    await run();
+  };
   const tick = () => {
     if (running || stopped) return;
-    running = run()
+    running = once()
       .catch((err: unknown) => logger.error({ err }, 'time jobs failed'))
       .finally(() => {
         running = null;
@@ -41,6 +52,7 @@ export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logg
       stopped = true;
       clearInterval(timer);
       await running;
+      await lease?.release().catch((err: unknown) => logger.warn({ err }, 'releasing the time-jobs lease failed'));
     },
   };
 }

@@ -42,6 +42,8 @@ export interface DeliveryWorkerOptions {
   logger: Logger;
   /** Real time: signatures and retry times are compared with receivers' clocks. */
   clock?: Clock;
+  /** On stop, how long attempts in flight may finish before they are cut off and released. */
+  stopGraceMs?: number;
 }
 
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
@@ -116,14 +118,18 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     const succeeded = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
     const gone = r.statusCode === 410;
     const finishedAt = clock.nowMs();
-    const delay = succeeded || gone ? null : retryDelayMs(a.attemptNumber, config.backoffScale, r.retryAfterMs);
+    // An attempt cut off because this worker is stopping is released: due again at once, for another worker.
+    const released = !succeeded && stopping.signal.aborted;
+    const delay = succeeded || gone ? null : released ? 0 : retryDelayMs(a.attemptNumber, config.backoffScale, r.retryAfterMs);
     if (gone) logger.warn({ endpoint: a.endpoint.id, event: a.eventId }, 'webhook endpoint answered 410: disabled');
     record({
       attempt: a,
       succeeded,
       statusCode: r.statusCode,
-      error:
-        r.error ?? (succeeded ? null : r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400 ? 'redirect not followed' : null),
+      error: released
+        ? 'released: the worker was shutting down'
+        : (r.error ??
+          (succeeded ? null : r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400 ? 'redirect not followed' : null)),
       durationMs: r.durationMs,
       finishedAt,
       nextAttemptAt: delay === null ? null : finishedAt + delay,
@@ -224,7 +230,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       await running;
       await Promise.all([...claims]);
       if (attempts.size > 0) {
-        const grace = new Promise<void>((r) => setTimeout(r, STOP_GRACE_MS).unref());
+        const grace = new Promise<void>((r) => setTimeout(r, opts.stopGraceMs ?? STOP_GRACE_MS).unref());
         await Promise.race([Promise.all([...attempts]), grace]);
         stopping.abort();
         await Promise.all([...attempts]);

@@ -100,6 +100,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     COWRIE_LOG_LEVEL: 'info',
     COWRIE_RATE_LIMIT_LIVE: '100000',
     COWRIE_RATE_LIMIT_TEST: '100000',
+    COWRIE_METRICS_PORT: '0',
     ...opts.env,
   });
   const logs: Array<Record<string, unknown>> = [];

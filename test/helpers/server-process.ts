@@ -47,6 +47,7 @@ export async function spawnServer(databaseUrl: string, extraEnv: Record<string, 
     COWRIE_LIVE_PORT: String(livePort),
     COWRIE_SANDBOX_PORT: String(sandboxPort),
     COWRIE_RATE_LIMIT_TEST: '100000',
+    COWRIE_METRICS_PORT: '0',
     ...extraEnv,
   });
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: 'pipe' });
