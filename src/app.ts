@@ -35,7 +35,14 @@ export const BODY_LIMIT = 1024 * 1024;
 export async function buildApp(deps: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
-    genReqId: () => newId('request'),
+    // The id also names the request's log context (opened by the listener, src/server.ts), before Fastify
+    // writes its first line about it.
+    genReqId: () => {
+      const id = newId('request');
+      const store = logContext.getStore();
+      if (store) store.requestId = id;
+      return id;
+    },
     requestIdHeader: false,
     // The request id reaches every log line through the logger's mixin (shared/log-context.ts), so a
     // request's lines need no child logger of their own.
@@ -64,13 +71,6 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     }
   });
 
-  // The id of the request, for every log line written while it is handled (its context is opened by the
-  // listener, src/server.ts).
-  app.addHook('onRequest', (request, _reply, done) => {
-    const store = logContext.getStore();
-    if (store) store.requestId = request.id;
-    done();
-  });
   registerJsonParser(app);
   registerRequestContext(app, deps.config);
   registerErrorHandling(app, deps.config);

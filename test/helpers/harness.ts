@@ -14,6 +14,7 @@ import type { IssuedKey } from '../../src/modules/keys/index.js';
 import { randomBase62 } from '../../src/shared/ids.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { LiveStandInRail } from './live-rail.js';
+import { logMixin } from '../../src/shared/log-context.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export const ENGINE: Engine = process.env['COWRIE_TEST_ENGINE'] === 'postgres' ? 'postgres' : 'sqlite';
@@ -105,7 +106,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   });
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino(
-    { level: config.logLevel },
+    // As the server's own logger (src/main.ts createLogger): role and pid on every line, the request id by the mixin.
+    { level: config.logLevel, base: { pid: process.pid, role: config.role }, mixin: logMixin },
     new Writable({
       write(chunk, _enc, cb) {
         for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));

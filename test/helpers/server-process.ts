@@ -68,13 +68,15 @@ export async function spawnServer(databaseUrl: string, extraEnv: Record<string, 
       for (const line of stdout.split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
-          const log = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
+          const log = JSON.parse(line) as { msg?: string; environment?: string; port?: number; role?: string };
           if (log.msg === 'listening' && log.environment) listening.add(`${log.environment}:${log.port}`);
+          // A worker process has no listener: it is ready when it says so.
+          if (log.msg === 'ready' && log.role === 'worker') listening.add('worker');
         } catch {
           // a partial line
         }
       }
-      if (listening.has(`live:${livePort}`) && listening.has(`test:${sandboxPort}`)) {
+      if (listening.has('worker') || (listening.has(`live:${livePort}`) && listening.has(`test:${sandboxPort}`))) {
         clearTimeout(timer);
         resolve();
       }

@@ -1,0 +1,227 @@
+// Several real server processes on one PostgreSQL database (issue 14, part 6; DECISIONS "Operating it at
+// scale"): two `all` processes, and one `api` beside one `worker`. Each topology: 40 concurrent identical
+// idempotent creates make one intent; 20 concurrent refunds of one payment make one refund; a link capped
+// at 3 with 20 concurrent payments ends with exactly 3 paid; `/events?after=` followed while both write
+// never skips or repeats an event; and a process killed with SIGKILL mid-delivery loses no event (every
+// one delivered at least once, the same event id on every attempt). The rate limit shared across
+// processes is proven in rate-limit.test.ts. SQLite serves one process, so this runs on PostgreSQL only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
+import { api, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+
+const ENV = {
+  COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
+  COWRIE_WEBHOOK_BACKOFF_SCALE: '0.0001',
+  COWRIE_WEBHOOK_TIMEOUT_MS: '2000',
+  COWRIE_WEBHOOK_LEASE_MS: '3000',
+  COWRIE_JOB_INTERVAL_MS: '500',
+};
+
+if (ENGINE !== 'postgres') {
+  process.stdout.write(
+    '\nMulti-process tests SKIPPED on SQLite: the embedded database serves one process (set COWRIE_TEST_DATABASE_URL).\n\n',
+  );
+}
+
+type Topology = { name: string; roles: Array<'all' | 'api' | 'worker'> };
+const TOPOLOGIES: Topology[] = [
+  { name: 'two all processes', roles: ['all', 'all'] },
+  { name: 'one api and one worker', roles: ['api', 'worker'] },
+];
+
+describe.skipIf(ENGINE !== 'postgres').each(TOPOLOGIES)('$name on one PostgreSQL database', ({ roles }) => {
+  let db: TestDatabase;
+  let check: Database;
+  let rx: Receiver;
+  let delayMs = 0;
+  const procs: ServerProcess[] = [];
+  let key = '';
+  /** Sandbox ports of the processes that serve the API. */
+  let ports: number[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    rx = await startReceiver(() => ({ status: 200, delayMs }));
+    // The first process migrates and seeds the demo merchant; the others join the migrated database.
+    const first = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: roles[0]! });
+    procs.push(first);
+    await first.ready;
+    key = first.demoKey()!;
+    for (const role of roles.slice(1)) {
+      const p = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: role });
+      procs.push(p);
+      await p.ready;
+    }
+    ports = procs.filter((_, i) => roles[i] !== 'worker').map((p) => p.sandboxPort);
+    check = openDatabase(db.url);
+    const ep = await api(ports[0]!, key, 'POST', '/webhook_endpoints', { url: rx.url });
+    expect(ep.status, JSON.stringify(ep.json)).toBe(201);
+  }, 90_000);
+  afterAll(async () => {
+    await Promise.all(procs.map(killHard));
+    await check?.close();
+    await rx?.close();
+    await db?.drop();
+  });
+
+  /** The i-th call goes to the i-th API process in turn. */
+  const portFor = (i: number) => ports[i % ports.length]!;
+  const call = (i: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`http://127.0.0.1:${portFor(i)}/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+
+  it('the roles run as asked: only api and all processes listen', () => {
+    for (const [i, p] of procs.entries()) {
+      const lines = p
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
+      const logs = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(logs.every((l) => l['role'] === roles[i] && typeof l['pid'] === 'number')).toBe(true);
+      expect(logs.some((l) => l['msg'] === 'listening')).toBe(roles[i] !== 'worker');
+    }
+  });
+
+  it('40 concurrent identical idempotent creates across the processes: exactly one intent', async () => {
+    const body = { amount: '42.00', currency: 'USD', merchant_reference: `idem-${roles.join('-')}` };
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => call(i, 'POST', '/payment-intents', body, { 'Idempotency-Key': `k-${roles.join('-')}` })),
+    );
+    const created = results.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThan(0);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect(r.status).toBe(409);
+      expect(r.json.error.code).toBe('idempotency_in_progress');
+    }
+    expect(new Set(created.map((r) => r.json.id)).size).toBe(1);
+    const rows = await check.db
+      .selectFrom('payment_intents')
+      .select('id')
+      .where('merchant_reference', '=', body.merchant_reference)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('20 concurrent refunds of one payment across the processes: exactly one refund', async () => {
+    const pi = await call(0, 'POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
+    const paid = await call(1, 'POST', `/sandbox/payment-intents/${pi.json.id}/simulate`, { outcome: 'success', payment_method: 'card' });
+    expect(paid.json.status).toBe('paid');
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i, 'POST', '/refunds', { payment_intent: pi.json.id })));
+    expect(results.filter((r) => r.status === 201 || r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status >= 400)) expect(r.json.error.code).toBe('refund_exists');
+    const refunds = await check.db.selectFrom('refunds').select('id').where('payment_intent_id', '=', pi.json.id).execute();
+    expect(refunds).toHaveLength(1);
+  });
+
+  it('a link capped at 3 and 20 concurrent payments across the processes: exactly 3 paid', async () => {
+    const link = await call(0, 'POST', '/payment-links', { title: 'Three seats', currency: 'USD', amount: '5.00', max_payments: 3 });
+    expect(link.status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const port = portFor(i);
+      const page = await fetch(`http://127.0.0.1:${port}/pay/${link.json.id}`);
+      const token = /name="visit" value="([^"]+)"/.exec(await page.text())![1]!;
+      const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+      const sent = await fetch(`http://127.0.0.1:${port}/pay/${link.json.id}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams({ visit: token }).toString(),
+      });
+      expect(sent.status).toBe(303);
+      ids.push(sent.headers.get('location')!.split('/').pop()!);
+    }
+    const results = await Promise.all(
+      ids.map((id, i) => call(i, 'POST', `/sandbox/payment-intents/${id}/simulate`, { outcome: 'success', payment_method: 'card' })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.json.error.code).toBe('payment_link_completed');
+    const paid = await check.db
+      .selectFrom('payment_intents')
+      .select('id')
+      .where('payment_link', '=', link.json.id)
+      .where('status', '=', 'paid')
+      .execute();
+    expect(paid).toHaveLength(3);
+  });
+
+  it('/events?after= followed while every process writes: no event skipped or repeated', async () => {
+    const latest = await call(0, 'GET', '/events?limit=1');
+    let after: string = latest.json.data[0]?.id;
+    const seen: string[] = [];
+    let writing = true;
+    const writers = ports.map(async (_, w) => {
+      for (let i = 0; i < 30; i++)
+        await call(w, 'POST', '/payment-intents', { amount: '1.00', currency: 'USD', merchant_reference: `feed-${w}` });
+    });
+    const reader = (async () => {
+      // Follows the feed until the writers are done and one more read finds nothing new.
+      for (;;) {
+        const done = !writing;
+        const page = await call(seen.length, 'GET', `/events?limit=100${after ? `&after=${after}` : ''}`);
+        expect(page.status).toBe(200);
+        for (const e of page.json.data) seen.push(e.id);
+        if (page.json.data.length > 0) after = page.json.data.at(-1).id;
+        if (done && page.json.data.length === 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await Promise.all(writers);
+    writing = false;
+    await reader;
+    const written = await check.db
+      .selectFrom('events')
+      .innerJoin('payment_intents', 'payment_intents.id', 'events.payment_intent_id')
+      .select('events.id')
+      .where(
+        'payment_intents.merchant_reference',
+        'in',
+        ports.map((_, w) => `feed-${w}`),
+      )
+      .execute();
+    expect(written).toHaveLength(30 * ports.length);
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const e of written) expect(seen).toContain(e.id);
+  });
+
+  it('SIGKILL of a delivering process mid-delivery: every event delivered at least once, with the same id', async () => {
+    // Deliveries in flight take 400 ms, so the kill lands while several are unanswered.
+    delayMs = 400;
+    const victim = roles.includes('worker') ? roles.indexOf('worker') : 1;
+    const before = rx.received.length;
+    const writes: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 40; i++)
+      writes.push(call(0, 'POST', '/payment-intents', { amount: '2.00', currency: 'USD', merchant_reference: 'kill' }));
+    await Promise.all(writes);
+    await rx.waitFor((got) => got.length >= before + 5, 20_000, 'deliveries under way');
+    await killHard(procs[victim]!);
+    // The kill landed mid-delivery: deliveries claimed by the dead process were not finished.
+    const unfinished = await check.db.selectFrom('webhook_deliveries').select('id').where('status', '!=', 'succeeded').execute();
+    expect(unfinished.length).toBeGreaterThan(0);
+    delayMs = 0;
+    // A replacement for a killed worker (with two `all` processes, the survivor carries on alone).
+    if (roles[victim] === 'worker') {
+      const replacement = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: 'worker' });
+      procs.push(replacement);
+      await replacement.ready;
+    }
+    const events = await check.db
+      .selectFrom('events')
+      .innerJoin('payment_intents', 'payment_intents.id', 'events.payment_intent_id')
+      .select('events.id')
+      .where('payment_intents.merchant_reference', '=', 'kill')
+      .execute();
+    expect(events).toHaveLength(40);
+    await rx.waitFor(
+      (got) => events.every((e) => got.some((r) => r.headers['service-event-id'] === e.id)),
+      60_000,
+      'every event of the killed run',
+    );
+    for (const r of rx.received) expect(JSON.parse(r.body).id).toBe(r.headers['service-event-id']);
+  });
+});
