@@ -70,6 +70,16 @@ export function isUniqueViolation(err: unknown): boolean {
   return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * True when PostgreSQL gave up a transaction that may simply be run again: a deadlock (40P01) between
+ * transactions locking the same rows in different orders, or a serialization failure (40001).
+ */
+export function isTransientConflict(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
+}
+
 /** Adds an auto-incrementing integer primary key column named `name`. */
 export function addSerialPrimaryKey<T extends { addColumn: (...args: any[]) => T }>(table: T, engine: Engine, name: string): T {
   return engine === 'postgres'

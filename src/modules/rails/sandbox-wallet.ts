@@ -4,7 +4,7 @@
 // open intents never share all four; a race loses on the index and retries. Deposits are matched on all
 // four exactly; anything else is kept as an unmatched deposit for the merchant to see.
 import { randomBytes } from 'node:crypto';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { isTransientConflict, isUniqueViolation } from '../../db/dialect.js';
 import type { PaymentIntentRow, WalletAllocationRow } from '../../db/schema.js';
 import { transaction, type Db } from '../../db/transaction.js';
 import { AppError } from '../../shared/errors.js';
@@ -19,7 +19,7 @@ import { sandboxDepositAddress } from './wallet-addresses.js';
 
 const TAG_UNIT = new Decimal('0.000001');
 const MAX_TAG = 9999;
-const ALLOCATION_RETRIES = 8;
+const ALLOCATION_RETRIES = 64;
 
 export interface WalletInstruction {
   network: WalletNetwork;
@@ -94,8 +94,14 @@ export async function allocateWalletAmount(
         return instruction(allocation);
       });
     } catch (err) {
-      // Another intent took the same amount at the same moment: the unique index refused ours; try again.
-      if (isUniqueViolation(err) && attempt < ALLOCATION_RETRIES) continue;
+      // Another intent took the same amount at the same moment (the unique index refused ours), or two
+      // allocations releasing the same stale rows deadlocked (PostgreSQL chose ours): try again.
+      // Each round one of the contenders wins, so as many rounds as contenders may be needed; a short random
+      // pause spreads them out.
+      if ((isUniqueViolation(err) || isTransientConflict(err)) && attempt < ALLOCATION_RETRIES) {
+        await new Promise((r) => setTimeout(r, Math.random() * 4));
+        continue;
+      }
       throw err;
     }
   }
