@@ -81,7 +81,8 @@ export async function startCowrie(
     const background = role !== 'api' && opts.startJobs !== false;
     if (background) {
       const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-      const lease = new Lease(database.db, 'time-jobs', holder, Math.max(30_000, config.jobIntervalMs * 5));
+      // Renewed at every tick: a holder that dies hands over within five intervals.
+      const lease = new Lease(database.db, 'time-jobs', holder, Math.max(2_000, config.jobIntervalMs * 5));
       const jobs = startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger, lease);
       started.push(() => jobs.stop());
       const worker = await startDeliveryWorker({

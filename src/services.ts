@@ -72,7 +72,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),
     rails,
-    runTimeJobs: timeJobs({ db, clocks, intents }),
+    runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();
     },

@@ -225,3 +225,45 @@ describe.skipIf(ENGINE !== 'postgres').each(TOPOLOGIES)('$name on one PostgreSQL
     for (const r of rx.received) expect(JSON.parse(r.body).id).toBe(r.headers['service-event-id']);
   });
 });
+
+describe.skipIf(ENGINE !== 'postgres')('rail questions survive the process that asked', () => {
+  const procs: ServerProcess[] = [];
+  let db: TestDatabase;
+  afterAll(async () => {
+    await Promise.all(procs.map(killHard));
+    await db?.drop();
+  });
+
+  it('an STK push whose process was killed before the phone answered is resolved by a worker', async () => {
+    db = await createTestDatabase();
+    const asker = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: 'all' });
+    procs.push(asker);
+    await asker.ready;
+    const key = asker.demoKey()!;
+    const pi = await api(asker.sandboxPort, key, 'POST', '/payment-intents', { amount: '100.00', currency: 'KES' });
+    const path = new URL(pi.json.checkout_url).pathname;
+    const page = await fetch(`http://127.0.0.1:${asker.sandboxPort}${path}`);
+    const token = /<meta name="checkout-token" content="([^"]+)">/.exec(await page.text())![1]!;
+    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+    const pay = await fetch(`http://127.0.0.1:${asker.sandboxPort}${path}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-checkout-token': token, cookie },
+      body: JSON.stringify({ method: 'mpesa', phone: '+254700000001' }),
+    });
+    expect((await pay.json()).state).toBe('pending');
+    // The process dies before the simulated phone answers (about 2 s).
+    await killHard(asker);
+    const check = openDatabase(db.url);
+    try {
+      const status = () => check.db.selectFrom('payment_intents').select('status').where('id', '=', pi.json.id).executeTakeFirstOrThrow();
+      expect((await status()).status).toBe('awaiting_payment');
+      const worker = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: 'worker' });
+      procs.push(worker);
+      await worker.ready;
+      for (let i = 0; i < 100 && (await status()).status !== 'paid'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await status()).status).toBe('paid');
+    } finally {
+      await check.close();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-// Background jobs that follow the clock: the expiry sweep and settlement maturing. They run every
+// Background jobs that follow the clock: rail questions, the expiry sweep and settlement maturing. They run every
 // COWRIE_JOB_INTERVAL_MS in the process holding the `time-jobs` lease (each step is also idempotent and
 // row-locked, so an overlap at a hand-over changes nothing), and a sandbox clock advance runs them at once
 // for that merchant.
@@ -9,12 +9,15 @@ import type { MerchantClocks } from '../shared/clock.js';
 import type { MerchantScope } from '../shared/scope.js';
 import type { IntentService } from '../modules/payment-intents/index.js';
 import { matureDueSettlements } from '../modules/settlements/index.js';
+import type { RailRegistry } from '../modules/rails/index.js';
 
 /** Runs every time-based job once, for every merchant or for one merchant's environment. */
 export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
 
-export function timeJobs(deps: { db: Db; clocks: MerchantClocks; intents: IntentService }): RunTimeJobs {
+export function timeJobs(deps: { db: Db; clocks: MerchantClocks; intents: IntentService; rails?: RailRegistry }): RunTimeJobs {
   return async (scope = {}) => {
+    // Rail questions first: an answer that came due may pay an intent that would otherwise expire.
+    await deps.rails?.pollDue(deps.db, deps.clocks.base.nowMs());
     await deps.intents.expireOverdue(scope);
     await matureDueSettlements(deps.db, deps.clocks, scope);
   };

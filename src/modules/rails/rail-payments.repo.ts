@@ -41,3 +41,16 @@ export async function moveRailPayment(
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
+
+/** Pending payments whose provider should have answered by `now` (a lost callback, a process that died). */
+export async function duePendingRailPayments(db: Q, now: number, limit: number): Promise<RailPaymentRow[]> {
+  return db
+    .selectFrom('rail_payments')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .where('resolve_at', 'is not', null)
+    .where('resolve_at', '<=', now)
+    .orderBy('resolve_at')
+    .limit(limit)
+    .execute();
+}

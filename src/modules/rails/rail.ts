@@ -3,6 +3,8 @@
 // whatever a provider says comes back through `PaymentOutcomeSink.report`, the one code path into the
 // payment intent's state machine (payments.service.ts applyPaymentOutcome).
 import type { PaymentIntentRow } from '../../db/schema.js';
+import type { Q } from '../../db/transaction.js';
+import { duePendingRailPayments } from './rail-payments.repo.js';
 import type { Decimal } from '../../shared/money.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { PaymentMethod, PaymentReport } from '../payment-intents/index.js';
@@ -80,6 +82,20 @@ export class RailRegistry {
   /** The rail that carries a method in an environment, or null when none is configured. */
   railFor(environment: Environment, method: PaymentMethod): PaymentRail | null {
     return this.byEnvMethod.get(`${environment}/${method}`) ?? null;
+  }
+
+  /**
+   * Rail questions (a worker's job): asks each rail about its pending payments whose answer is due, so a
+   * payment whose callback was lost, or whose process died waiting, is still resolved. Each rail's poll
+   * resolves a payment once, whoever asks.
+   */
+  async pollDue(db: Q, now: number): Promise<number> {
+    const due = await duePendingRailPayments(db, now, 500);
+    for (const row of due) {
+      const rail = this.railFor(row.environment, row.method as PaymentMethod);
+      await rail?.poll?.({ merchantId: row.merchant_id, environment: row.environment }, row.id);
+    }
+    return due.length;
   }
 
   close(): void {
