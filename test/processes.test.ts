@@ -250,7 +250,7 @@ describe.skipIf(ENGINE !== 'postgres')('rail questions survive the process that 
       headers: { 'content-type': 'application/json', 'x-checkout-token': token, cookie },
       body: JSON.stringify({ method: 'mpesa', phone: '+254700000001' }),
     });
-    expect((await pay.json()).state).toBe('pending');
+    expect(((await pay.json()) as { state: string }).state).toBe('pending');
     // The process dies before the simulated phone answers (about 2 s).
     await killHard(asker);
     const check = openDatabase(db.url);
