@@ -29,6 +29,7 @@ import { settlementRoutes } from './modules/settlements/index.js';
 import { webhookRoutes } from './modules/webhooks/index.js';
 import { newId } from './shared/ids.js';
 import { logContext } from './shared/log-context.js';
+import { metricsEnabled, observeHttp } from './shared/metrics.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -71,6 +72,13 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     }
   });
 
+  // Request counts and latency by route pattern and status (shared/metrics.ts), when metrics are on.
+  if (metricsEnabled()) {
+    app.addHook('onResponse', (request, reply, done) => {
+      observeHttp(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
   registerJsonParser(app);
   registerRequestContext(app, deps.config);
   registerErrorHandling(app, deps.config);

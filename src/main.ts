@@ -13,6 +13,9 @@ import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/inde
 import { forceCloseListeners, startListeners, type Listeners } from './server.js';
 import { Lease } from './db/leases.js';
 import { logMixin } from './shared/log-context.js';
+import { setMetricsEnabled, setPoolSource, setQueueDepthSource } from './shared/metrics.js';
+import { answerClusterMetrics, processMetrics, startMetricsServer } from './http/metrics-server.js';
+import { countPendingDeliveries } from './modules/webhooks/index.js';
 import { buildServices, type BuiltServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
@@ -56,6 +59,11 @@ export async function startCowrie(
     role?: Role;
     /** Migrations already applied (a cluster's primary migrates once before it forks). */
     skipMigrations?: boolean;
+    /**
+     * `serve`: this process serves its metrics on COWRIE_METRICS_PORT (the default); `cluster`: a cluster's
+     * primary serves the sum, this process answers it.
+     */
+    metrics?: 'serve' | 'cluster';
   } = {},
 ): Promise<Running> {
   const role = opts.role ?? config.role;
@@ -71,6 +79,18 @@ export async function startCowrie(
     if (!opts.skipMigrations) await migrateToLatest(database);
     await database.fill();
     const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
+    setMetricsEnabled(config.metricsPort !== 0);
+    if (config.metricsPort !== 0) {
+      setQueueDepthSource(() => countPendingDeliveries(database.db));
+      const pool = database.pool;
+      setPoolSource(() => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null));
+      if (opts.metrics === 'cluster') answerClusterMetrics();
+      else {
+        const server = await startMetricsServer({ host: config.host, port: config.metricsPort, database, ...processMetrics() });
+        started.push(() => server.close());
+        logger.info({ port: server.port }, 'metrics listening');
+      }
+    }
     const services = await buildServices(config, database, { logger, clock });
     started.push(() => services.close());
     const app = await buildApp(services);

@@ -5,10 +5,11 @@
 // never skips or repeats an event; and a process killed with SIGKILL mid-delivery loses no event (every
 // one delivered at least once, the same event id on every attempt). The rate limit shared across
 // processes is proven in rate-limit.test.ts. SQLite serves one process, so this runs on PostgreSQL only.
+import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
-import { api, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const ENV = {
@@ -265,5 +266,70 @@ describe.skipIf(ENGINE !== 'postgres')('rail questions survive the process that 
     } finally {
       await check.close();
     }
+  });
+});
+
+describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, metrics summed by the primary', () => {
+  const procs: ServerProcess[] = [];
+  let db: TestDatabase;
+  afterAll(async () => {
+    await Promise.all(procs.map(killHard));
+    await db?.drop();
+  });
+
+  it('requests spread over both processes; the primary’s /metrics counts every one; SIGTERM stops them all with exit 0', async () => {
+    db = await createTestDatabase();
+    const [metricsPort] = (await freePorts(1)) as [number];
+    const server = await spawnServer(db.url, { COWRIE_ROLE: 'api', COWRIE_PROCESSES: '2', COWRIE_METRICS_PORT: String(metricsPort) });
+    procs.push(server);
+    await server.ready;
+    const key = server.demoKey()!;
+    const pids = new Set<number>();
+    // A new connection each time, so that the cluster spreads them over both processes.
+    const served = new Map<string, number>();
+    for (let i = 0; i < 30; i++) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpGet(
+          {
+            host: '127.0.0.1',
+            port: server.sandboxPort,
+            path: '/v1/auth/verify',
+            agent: false,
+            headers: { authorization: `Bearer ${key}` },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+      });
+      expect(status).toBe(200);
+    }
+    for (const line of server.stdout().split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const log = JSON.parse(line) as { msg?: string; pid?: number; role?: string };
+      if (log.msg === 'listening' && log.role === 'api' && log.pid) pids.add(log.pid);
+    }
+    expect(pids.size).toBe(2);
+    // Both processes answered some of them (each logs the requests it completed).
+    for (const line of server.stdout().split('\n')) {
+      if (!line.includes('"request completed"')) continue;
+      const log = JSON.parse(line) as { pid: number };
+      served.set(String(log.pid), (served.get(String(log.pid)) ?? 0) + 1);
+    }
+    expect(served.size).toBe(2);
+    let total = 0;
+    for (let i = 0; i < 20 && total < 30; i++) {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('cowrie_http_requests_total{method="GET",route="/v1/auth/verify",status="200"'));
+      total = line ? Number(line.split(' ').pop()) : 0;
+      if (total < 30) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(total).toBe(30);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });

@@ -9,6 +9,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createLogger, printDemoBanner, startCowrie, type Running } from '../main.js';
 import { seedDemoMerchant } from '../modules/merchants/index.js';
+import { clusterMetrics, startMetricsServer } from '../http/metrics-server.js';
 import { systemClock } from '../shared/clock.js';
 
 export interface ServeIo {
@@ -34,7 +35,12 @@ function signalled(): Promise<NodeJS.Signals> {
 
 /** Runs this process's share of the service until a signal; answers the exit code. */
 async function serveOne(config: Config, role: Role, io: ServeIo, child: boolean): Promise<number> {
-  const running: Running = await startCowrie(config, { role, seedDemo: !child, skipMigrations: child });
+  const running: Running = await startCowrie(config, {
+    role,
+    seedDemo: !child,
+    skipMigrations: child,
+    metrics: child ? 'cluster' : 'serve',
+  });
   if (running.demo) {
     if (io.json) io.out(`${JSON.stringify({ demo_merchant: running.demo })}\n`);
     else printDemoBanner(running.demo, running.config, io.out);
@@ -90,6 +96,9 @@ async function primary(config: Config, io: ServeIo): Promise<number> {
     logger.error({ child_pid: worker.process.pid, role, code, signal }, 'a process died; starting another');
     fork(role);
   });
+  // The primary serves the sum of its processes' metrics.
+  const metrics =
+    config.metricsPort === 0 ? null : await startMetricsServer({ host: config.host, port: config.metricsPort, ...clusterMetrics() });
   let ready = 0;
   const allReady = new Promise<void>((resolve) => {
     cluster.on('message', (_worker, message: unknown) => {
@@ -105,5 +114,6 @@ async function primary(config: Config, io: ServeIo): Promise<number> {
   const exits = [...live.keys()].map((w) => new Promise<number>((resolve) => w.once('exit', (code) => resolve(code ?? 1))));
   for (const w of live.keys()) w.process.kill('SIGTERM');
   const codes = await Promise.all(exits);
+  await metrics?.close();
   return codes.every((c) => c === 0) ? 0 : 1;
 }

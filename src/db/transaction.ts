@@ -36,6 +36,13 @@ export function afterCommit(tx: Tx, hook: () => void): void {
   hooks.push(hook);
 }
 
+/** As afterCommit, or at once when `tx` was not opened by transaction() (a bookkeeping hook such as a metric). */
+export function afterCommitOrNow(tx: Tx, hook: () => void): void {
+  const hooks = commitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else hook();
+}
+
 type CommitHook = (result: QueryResult<unknown>) => void;
 
 /** Statements run together, in order, in one transaction. */

@@ -20,6 +20,7 @@ import {
 } from '../modules/webhooks/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Db } from '../db/transaction.js';
+import { countDelivery } from '../shared/metrics.js';
 
 /** The longest the worker sleeps without looking (another process's work on SQLite, missed signals). */
 const POLL_MS = 1000;
@@ -122,6 +123,7 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     const released = !succeeded && stopping.signal.aborted;
     const delay = succeeded || gone ? null : released ? 0 : retryDelayMs(a.attemptNumber, config.backoffScale, r.retryAfterMs);
     if (gone) logger.warn({ endpoint: a.endpoint.id, event: a.eventId }, 'webhook endpoint answered 410: disabled');
+    countDelivery(succeeded ? 'succeeded' : gone ? 'gone' : released ? 'released' : 'failed');
     record({
       attempt: a,
       succeeded,

@@ -17,6 +17,7 @@ import { MAX_FAILED_ATTEMPTS, failureMessage, isFailureCode, type FailureCode } 
 import type { PaymentMethod } from './payment-methods.js';
 import * as repo from './payment-intents.repo.js';
 import * as attempts from './payments.repo.js';
+import { countRailCall } from '../../shared/metrics.js';
 import {
   IntentMoveConflict,
   acceptsOutcome,
@@ -89,6 +90,7 @@ export class PaymentService {
       }
       throw err;
     }
+    countRailCall(scope.environment, report.method, applied.ok ? report.outcome : `refused_${applied.error.code}`);
     if (!applied.ok) throw applied.error;
     return applied.row;
   }

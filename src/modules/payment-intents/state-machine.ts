@@ -7,7 +7,8 @@
 // and writes nothing.
 import type { Updateable } from 'kysely';
 import type { PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
-import type { Tx } from '../../db/transaction.js';
+import { afterCommitOrNow, type Tx } from '../../db/transaction.js';
+import { countIntentMove } from '../../shared/metrics.js';
 import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
 import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
@@ -143,6 +144,8 @@ export async function moveIntent(
   if (!allowed.includes(eventType)) throw new IllegalIntentMove(intent.status, eventType);
   const moved = await write(tx, intent, { ...opts.patch, status: to, updated_at: opts.at });
   await recordEvent(tx, intentEvent(ctx, moved, eventType, opts.at, opts.eventData));
+  const from = intent.status;
+  afterCommitOrNow(tx, () => countIntentMove(from, to));
   return moved;
 }
 

@@ -284,3 +284,13 @@ export async function nextDueAt(db: Db): Promise<number | null> {
     .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
+
+/** Deliveries waiting to be delivered (the queue depth a metric reports). */
+export async function countPendingDeliveries(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
