@@ -64,6 +64,7 @@ async function seed(databaseUrl: string, merchantId: string): Promise<void> {
           amount_received: '11.607590',
           failure_code: null,
           last_payment_error: null,
+          provider_reference: null,
           expires_at: paidAt + 1_800_000,
           created_at: paidAt - 60_000,
           paid_at: paidAt,

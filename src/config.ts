@@ -35,7 +35,26 @@ const EnvSchema = Type.Object({
   COWRIE_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 256 }),
   COWRIE_SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
   COWRIE_METRICS_PORT: Type.Integer({ default: 9464, minimum: 0, maximum: 65535 }),
+  COWRIE_MPESA_BASE_URL: Type.String({ default: 'https://api.safaricom.co.ke', pattern: '^https?://[^/]+(/.*)?$' }),
+  COWRIE_MPESA_CONSUMER_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  COWRIE_MPESA_CONSUMER_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  COWRIE_MPESA_SHORTCODE: Type.Optional(Type.String({ pattern: '^[0-9]{5,7}$' })),
+  COWRIE_MPESA_PASSKEY: Type.Optional(Type.String({ minLength: 1 })),
+  COWRIE_MPESA_CALLBACK_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+/?$' })),
+  COWRIE_MPESA_QUERY_AFTER_S: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
 });
+
+/** The live M-Pesa rail (DECISIONS "Live payment rails"): on when its four credentials are set. */
+export interface MpesaConfig {
+  readonly baseUrl: string;
+  readonly consumerKey: string;
+  readonly consumerSecret: string;
+  readonly shortcode: string;
+  readonly passkey: string;
+  /** The public origin Daraja can reach; callbacks go to `<origin>/rails/mpesa/callback/<token>`. */
+  readonly callbackOrigin: string;
+  readonly queryAfterS: number;
+}
 
 /** What a process does: `api` serves HTTP only, `worker` runs the background work only, `all` both. */
 export type Role = 'all' | 'api' | 'worker';
@@ -86,6 +105,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Port of the Prometheus metrics listener; 0 turns it off. */
   readonly metricsPort: number;
+  /** Null when the live M-Pesa rail is not configured. */
+  readonly mpesa: MpesaConfig | null;
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +149,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         '`all`. To split API and workers or run several processes, use PostgreSQL (COWRIE_DATABASE_URL=postgres://…).',
     );
   }
+  const mpesaVars = [
+    'COWRIE_MPESA_CONSUMER_KEY',
+    'COWRIE_MPESA_CONSUMER_SECRET',
+    'COWRIE_MPESA_SHORTCODE',
+    'COWRIE_MPESA_PASSKEY',
+  ] as const;
+  const mpesaSet = mpesaVars.filter((k) => c[k] !== undefined);
+  if (mpesaSet.length > 0 && mpesaSet.length < mpesaVars.length) {
+    throw new ConfigError(
+      `Invalid configuration:\n  the live M-Pesa rail needs all of ${mpesaVars.join(', ')}; missing: ${mpesaVars
+        .filter((k) => c[k] === undefined)
+        .join(', ')}`,
+    );
+  }
+  const mpesa: MpesaConfig | null =
+    mpesaSet.length === 0
+      ? null
+      : Object.freeze({
+          baseUrl: c.COWRIE_MPESA_BASE_URL.replace(/\/+$/, ''),
+          consumerKey: c.COWRIE_MPESA_CONSUMER_KEY!,
+          consumerSecret: c.COWRIE_MPESA_CONSUMER_SECRET!,
+          shortcode: c.COWRIE_MPESA_SHORTCODE!,
+          passkey: c.COWRIE_MPESA_PASSKEY!,
+          callbackOrigin: (c.COWRIE_MPESA_CALLBACK_URL ?? originOf(liveUrl)).replace(/\/+$/, ''),
+          queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
+        });
   return Object.freeze({
     databaseUrl: c.COWRIE_DATABASE_URL,
     host: c.COWRIE_HOST,
@@ -159,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processes: c.COWRIE_PROCESSES,
     shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,
     metricsPort: c.COWRIE_METRICS_PORT,
+    mpesa,
   });
 }
 

@@ -8,16 +8,17 @@ import type { Services } from './deps.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
-import { IntentService, PaymentService, checkoutUrlFor } from './modules/payment-intents/index.js';
+import { IntentService, PaymentService, checkoutUrlFor, type PaymentReport } from './modules/payment-intents/index.js';
 import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
-import { RailRegistry, SandboxRail } from './modules/rails/index.js';
+import { DarajaClient, MpesaRail, RailRegistry, SandboxRail } from './modules/rails/index.js';
 import { loadRateTable } from './modules/rates/index.js';
 import { RefundService } from './modules/refunds/index.js';
 import { ReportService } from './modules/reports/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
 import { WebhookService } from './modules/webhooks/index.js';
 import { MerchantClocks, systemClock, type Clock } from './shared/clock.js';
+import type { MerchantScope } from './shared/scope.js';
 
 export interface BuiltServices extends Services {
   close(): Promise<void>;
@@ -51,7 +52,26 @@ export async function buildServices(config: Config, database: Database, opts: { 
     settlementPolicy: settlementPolicy(config),
     linkCap: links.capCheck,
   });
-  rails.register('test', new SandboxRail({ report: (scope, report) => payments.apply(scope, report) }, { db, clocks }));
+  const sink = { report: (scope: MerchantScope, report: PaymentReport) => payments.apply(scope, report) };
+  rails.register('test', new SandboxRail(sink, { db, clocks }));
+  // The live M-Pesa rail, when its credentials are configured (DECISIONS "Live payment rails").
+  const mpesa = config.mpesa
+    ? new MpesaRail(sink, {
+        db,
+        clocks,
+        client: new DarajaClient({
+          baseUrl: config.mpesa.baseUrl,
+          consumerKey: config.mpesa.consumerKey,
+          consumerSecret: config.mpesa.consumerSecret,
+          shortcode: config.mpesa.shortcode,
+          passkey: config.mpesa.passkey,
+        }),
+        callbackOrigin: config.mpesa.callbackOrigin,
+        queryAfterMs: config.mpesa.queryAfterS * 1000,
+        logger: opts.logger,
+      })
+    : null;
+  if (mpesa) rails.register('live', mpesa);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
 
   return {
@@ -72,6 +92,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),
     rails,
+    mpesa,
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();

@@ -299,11 +299,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Mark a requested (live provider-rail) refund as succeeded or failed')
     .option('--succeed', 'the refund was paid out: the payment intent becomes refunded')
     .option('--fail', 'the refund failed: its funds return to the available balance; it can be asked for again')
+    .option('--reference <ref>', "the provider's reference of the reversal you made (the M-Pesa transaction id)")
     .option('--json', 'machine-readable output')
-    .action(async (id: string, opts: JsonOpt & { succeed?: boolean; fail?: boolean }) => {
+    .action(async (id: string, opts: JsonOpt & { succeed?: boolean; fail?: boolean; reference?: string }) => {
       if (Boolean(opts.succeed) === Boolean(opts.fail))
         throw new CliFailure('give exactly one of --succeed and --fail', 'parameter_invalid');
-      const refund = await withServices((s) => s.refunds.review(id, opts.succeed ? 'succeeded' : 'failed'));
+      if (opts.reference !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(opts.reference))
+        throw new CliFailure('--reference must be 1 to 64 letters, digits, dots, dashes or underscores', 'parameter_invalid');
+      const refund = await withServices((s) => s.refunds.review(id, opts.succeed ? 'succeeded' : 'failed', opts.reference));
       emit(opts, { refund: refundView(refund) }, `Refund ${refund.id} of ${refund.payment_intent_id} is ${refund.status}.`);
     });
 

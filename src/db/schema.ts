@@ -120,6 +120,8 @@ export interface PaymentIntentsTable {
   failure_code: string | null;
   /** JSON `{code, message, payment_method}` of the last failed attempt, or null (reset by a success). */
   last_payment_error: string | null;
+  /** The provider's reference of the payment that paid it (M-Pesa receipt number, transaction hash). */
+  provider_reference: Generated<string | null>;
   expires_at: number;
   created_at: number;
   paid_at: number | null;
@@ -328,8 +330,16 @@ export interface RailPaymentsTable {
   details: string;
   /** Why it failed or was declined (card_declined, MERCHANT_LIMIT_EXCEEDED, ...). */
   failure_code: string | null;
-  /** When the simulated provider answers (sandbox), ms. */
+  /** When the simulated provider answers (sandbox), or when to ask the provider next (live), ms. */
   resolve_at: number | null;
+  /** The provider's id of the request (Daraja's CheckoutRequestID). */
+  external_id: Generated<string | null>;
+  /** SHA-256 (hex) of the payment's unguessable callback token. */
+  callback_token_hash: Generated<string | null>;
+  /** The provider's reference of the money received (the M-Pesa receipt number). */
+  provider_reference: Generated<string | null>;
+  /** How many times the provider was asked about it. */
+  queries: Generated<number>;
   created_at: number;
   updated_at: number;
 }

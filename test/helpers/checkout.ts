@@ -9,6 +9,8 @@ export interface CheckoutSession {
   headers: Headers;
   token: string;
   cookie: string;
+  /** The listener the page came from (its actions go there too). */
+  env?: 'test' | 'live';
 }
 
 export interface PublicResponse {
@@ -31,7 +33,7 @@ export async function openCheckout(s: TestServer, checkoutUrl: string, env: 'tes
   const token = /<meta name="checkout-token" content="([^"]+)">/.exec(html)?.[1] ?? '';
   const setCookie = res.headers.get('set-cookie') ?? '';
   const cookie = setCookie.split(';')[0] ?? '';
-  return { path, html, status: res.status, headers: res.headers, token, cookie };
+  return { path, html, status: res.status, headers: res.headers, token, cookie, env };
 }
 
 export async function publicCall(
@@ -60,7 +62,11 @@ export async function publicCall(
 
 /** A checkout action as the page's script sends it: token header plus the cookie. */
 export function action(s: TestServer, session: CheckoutSession, path: string, body: unknown): Promise<PublicResponse> {
-  return publicCall(s, 'POST', `${session.path}${path}`, { body, headers: { 'x-checkout-token': session.token, cookie: session.cookie } });
+  return publicCall(s, 'POST', `${session.path}${path}`, {
+    body,
+    headers: { 'x-checkout-token': session.token, cookie: session.cookie },
+    env: session.env ?? 'test',
+  });
 }
 
 export function pay(s: TestServer, session: CheckoutSession, body: Record<string, unknown>): Promise<PublicResponse> {
@@ -68,7 +74,7 @@ export function pay(s: TestServer, session: CheckoutSession, body: Record<string
 }
 
 export async function checkoutStatus(s: TestServer, session: CheckoutSession): Promise<PublicResponse> {
-  return publicCall(s, 'GET', `${session.path}/status`);
+  return publicCall(s, 'GET', `${session.path}/status`, { env: session.env ?? 'test' });
 }
 
 /** Polls the public status until `done` holds (or the time runs out). */

@@ -20,6 +20,7 @@ export const INTENT_KEYS = [
   'payment_link',
   'failure_code',
   'last_payment_error',
+  'provider_reference',
   'expires_at',
   'created_at',
   'paid_at',

@@ -83,6 +83,10 @@ export const paymentIntentProperties = {
   last_payment_error: Nullable(LastPaymentError, {
     description: 'The last failed pay attempt, or null; back to null when an attempt succeeds',
   }),
+  provider_reference: Nullable(Type.String(), {
+    description:
+      "The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash",
+  }),
   expires_at: DateTime(),
   created_at: DateTime(),
   paid_at: Nullable(DateTime()),
@@ -152,6 +156,7 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, p
     failure_code: row.failure_code,
     last_payment_error:
       row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentIntent['last_payment_error']),
+    provider_reference: row.provider_reference,
     expires_at: isoTime(row.expires_at),
     created_at: isoTime(row.created_at),
     paid_at: row.paid_at === null ? null : isoTime(row.paid_at),

@@ -38,6 +38,7 @@ function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
     amount_received: r.amount_received,
     failure_code: r.failure_code,
     last_payment_error: r.last_payment_error,
+    provider_reference: r.provider_reference,
     expires_at: r.expires_at,
     created_at: r.created_at,
     paid_at: r.paid_at,

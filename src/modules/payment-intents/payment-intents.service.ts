@@ -182,6 +182,7 @@ export class IntentService {
       amount_received: formatAmount(new Decimal(0), asset),
       failure_code: null,
       last_payment_error: null,
+      provider_reference: null,
       expires_at: expiresAt,
       created_at: now,
       paid_at: null,

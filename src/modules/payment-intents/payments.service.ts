@@ -39,6 +39,8 @@ export interface PaymentReport {
   failureCode?: string;
   /** The provider's own words about a provider error, shown in the error's message. */
   failureText?: string;
+  /** The provider's reference of the money received (the M-Pesa receipt number, a transaction hash). */
+  providerReference?: string;
 }
 
 /**
@@ -115,6 +117,7 @@ export class PaymentService {
     if (!merchant) throw notFound('merchant', scope.merchantId);
     let row = await repo.lockIntent(tx, scope, report.intentId);
     if (!row) throw notFound('payment_intent', report.intentId);
+    const providerRef = report.providerReference === undefined ? {} : { provider_reference: report.providerReference };
     const methods = JSON.parse(row.payment_methods) as string[];
     if (!methods.includes(report.method)) {
       throw new AppError(
@@ -223,7 +226,7 @@ export class PaymentService {
         if (row.status === 'awaiting_payment') {
           row = await moveIntent(tx, this, row, 'confirming', {
             at: now,
-            patch: { amount_received: received, payment_method: report.method, last_payment_error: null },
+            patch: { amount_received: received, payment_method: report.method, last_payment_error: null, ...providerRef },
           });
         }
         // The settlement (and its ledger movement) is made first: the paid event carries its status.
@@ -248,7 +251,7 @@ export class PaymentService {
         row = await moveIntent(tx, this, row, 'confirming', {
           at: now,
           eventType: 'payment_intent.review',
-          patch: { amount_received: received, payment_method: report.method, last_payment_error: null },
+          patch: { amount_received: received, payment_method: report.method, last_payment_error: null, ...providerRef },
         });
         return { ok: true, row };
       case 'underpaid':

@@ -54,3 +54,59 @@ export async function duePendingRailPayments(db: Q, now: number, limit: number):
     .limit(limit)
     .execute();
 }
+
+/** The rail payment a callback token belongs to (its SHA-256), whoever its merchant. */
+export async function findByCallbackToken(db: Q, tokenHash: string): Promise<RailPaymentRow | undefined> {
+  return db.selectFrom('rail_payments').selectAll().where('callback_token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** A rail payment by id, whoever its merchant (the worker asking a provider about it). */
+export async function findRailPaymentById(db: Q, id: string): Promise<RailPaymentRow | undefined> {
+  return db.selectFrom('rail_payments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Writes what the provider answered when the payment was started (its request id, its own ids). */
+export async function setProviderRequest(db: Q, id: string, externalId: string, details: string, at: number): Promise<void> {
+  await db.updateTable('rail_payments').set({ external_id: externalId, details, updated_at: at }).where('id', '=', id).execute();
+}
+
+/**
+ * Claims the next question about a pending payment: moves its due time from `dueAt` to `nextAt` and counts
+ * the question; true for the one process that won it (the others saw another due time).
+ */
+export async function claimQuestion(db: Q, id: string, dueAt: number, nextAt: number, at: number): Promise<boolean> {
+  const res = await db
+    .updateTable('rail_payments')
+    .set((eb) => ({ resolve_at: nextAt, queries: eb('queries', '+', 1), updated_at: at }))
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .where('resolve_at', '=', dueAt)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Stops asking about a pending payment (its intent can no longer be paid). */
+export async function stopQuestions(db: Q, id: string, at: number): Promise<void> {
+  await db
+    .updateTable('rail_payments')
+    .set({ resolve_at: null, updated_at: at })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
+/** Keeps the provider's reference of the money received (the M-Pesa receipt number). */
+export async function setProviderReference(db: Q, id: string, reference: string): Promise<void> {
+  await db.updateTable('rail_payments').set({ provider_reference: reference }).where('id', '=', id).execute();
+}
+
+/** The status of the intent a rail payment is for (whether it is still worth asking about). */
+export async function intentStatusOf(db: Q, intentId: string): Promise<string | null> {
+  const row = await db.selectFrom('payment_intents').select('status').where('id', '=', intentId).executeTakeFirst();
+  return row?.status ?? null;
+}
+
+/** What the intent a rail payment is for asks, in its fiat currency and in the settlement asset. */
+export async function intentAmountsOf(db: Q, intentId: string): Promise<{ amount: string; pay_amount: string } | undefined> {
+  return db.selectFrom('payment_intents').select(['amount', 'pay_amount']).where('id', '=', intentId).executeTakeFirst();
+}

@@ -158,6 +158,10 @@ export class SandboxRail implements PaymentRail {
       details: JSON.stringify(details),
       failure_code: failureCode,
       resolve_at: resolveAt,
+      external_id: null,
+      callback_token_hash: null,
+      provider_reference: null,
+      queries: 0,
       created_at: now,
       updated_at: now,
     };

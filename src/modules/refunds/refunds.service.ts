@@ -235,7 +235,8 @@ export class RefundService {
   }
 
   /** The operator's decision on a requested refund (`cowrie refunds review`). */
-  async review(refundId: string, outcome: 'succeeded' | 'failed'): Promise<RefundRow> {
+  /** The operator's decision on a requested refund, with the provider's reference of the reversal made by hand. */
+  async review(refundId: string, outcome: 'succeeded' | 'failed', reference?: string): Promise<RefundRow> {
     const deps = this.deps;
     return transaction(deps.db, async (trx) => {
       const row = await repo.lockRefundById(trx, refundId);
@@ -243,7 +244,7 @@ export class RefundService {
       if (row.status !== 'requested')
         throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
       const now = await deps.clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
-      return finishRefund(trx, deps, row, outcome, now);
+      return finishRefund(trx, deps, row, outcome, now, reference);
     }).catch((err: unknown) => {
       if (err instanceof IntentMoveConflict)
         throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);

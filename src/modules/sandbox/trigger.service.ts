@@ -47,6 +47,7 @@ function syntheticIntent(merchantId: string, at: number): PaymentIntentRow {
     amount_received: '0.000000',
     failure_code: null,
     last_payment_error: null,
+    provider_reference: null,
     expires_at: at + 30 * MINUTE_MS,
     created_at: at,
     paid_at: null,
