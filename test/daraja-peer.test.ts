@@ -14,6 +14,7 @@ import {
   stkPassword,
 } from '../src/modules/rails/mpesa/daraja-client.js';
 import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
+import { loadConfig } from '../src/config.js';
 
 const CREDS = { consumerKey: 'ck', consumerSecret: 'cs', shortcode: '174379', passkey: 'passkey-1' };
 
@@ -207,5 +208,28 @@ describe('Daraja peer and client', () => {
   it('Timestamp and Password are Daraja’s: Nairobi time, base64 of shortcode, passkey and timestamp', () => {
     expect(nairobiTimestamp(new Date('2026-11-24T21:30:05Z'))).toBe('20261125003005');
     expect(stkPassword('174379', 'abc', '20261125003005')).toBe(Buffer.from('174379abc20261125003005').toString('base64'));
+  });
+
+  it('configuration: all four credentials turn the rail on; some without the others, or a malformed value, names itself', () => {
+    const all = {
+      COWRIE_MPESA_CONSUMER_KEY: 'k',
+      COWRIE_MPESA_CONSUMER_SECRET: 's',
+      COWRIE_MPESA_SHORTCODE: '174379',
+      COWRIE_MPESA_PASSKEY: 'p',
+    };
+    expect(loadConfig({}).mpesa).toBeNull();
+    expect(loadConfig(all).mpesa).toMatchObject({
+      baseUrl: 'https://api.safaricom.co.ke',
+      shortcode: '174379',
+      callbackOrigin: 'http://localhost:4000',
+      queryAfterS: 30,
+    });
+    expect(() => loadConfig({ COWRIE_MPESA_CONSUMER_KEY: 'k', COWRIE_MPESA_PASSKEY: 'p' })).toThrow(
+      /missing: COWRIE_MPESA_CONSUMER_SECRET, COWRIE_MPESA_SHORTCODE/,
+    );
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_SHORTCODE: '12ab' })).toThrow(/COWRIE_MPESA_SHORTCODE/);
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_CALLBACK_URL: 'ftp://x' })).toThrow(/COWRIE_MPESA_CALLBACK_URL/);
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_QUERY_AFTER_S: '0' })).toThrow(/COWRIE_MPESA_QUERY_AFTER_S/);
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_BASE_URL: 'nope' })).toThrow(/COWRIE_MPESA_BASE_URL/);
   });
 });

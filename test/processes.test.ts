@@ -11,6 +11,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
 
 const ENV = {
   COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
@@ -331,5 +332,77 @@ describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, 
     expect(total).toBe(30);
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe.skipIf(ENGINE !== 'postgres')('live M-Pesa: a restart while waiting for the phone', () => {
+  const procs: ServerProcess[] = [];
+  let db: TestDatabase;
+  let peer: DarajaPeer;
+  afterAll(async () => {
+    await Promise.all(procs.map(killHard));
+    await peer?.close();
+    await db?.drop();
+  });
+
+  it('the callback is lost while the server is down; after the restart the STK query pays the intent', async () => {
+    db = await createTestDatabase();
+    const creds = { consumerKey: 'ck-r', consumerSecret: 'cs-r', shortcode: '174379', passkey: 'pk-r' };
+    peer = await startDarajaPeer(creds);
+    const mpesaEnv = {
+      ...ENV,
+      COWRIE_MPESA_BASE_URL: peer.url,
+      COWRIE_MPESA_CONSUMER_KEY: creds.consumerKey,
+      COWRIE_MPESA_CONSUMER_SECRET: creds.consumerSecret,
+      COWRIE_MPESA_SHORTCODE: creds.shortcode,
+      COWRIE_MPESA_PASSKEY: creds.passkey,
+      COWRIE_MPESA_QUERY_AFTER_S: '1',
+    };
+    const first = await spawnServer(db.url, mpesaEnv);
+    procs.push(first);
+    await first.ready;
+    // A verified merchant with a live key (the demo merchant is not verified).
+    const check = openDatabase(db.url);
+    try {
+      const key = first.demoKey()!;
+      const demo = await api(first.sandboxPort, key, 'GET', '/auth/verify');
+      await check.db.updateTable('merchants').set({ kyb_status: 'verified' }).where('id', '=', demo.json.merchant_id).execute();
+      const issued = await import('../src/modules/merchants/index.js').then((m) =>
+        m.createKey(
+          check.db,
+          { nowMs: () => Date.now(), now: () => new Date() },
+          { merchantId: demo.json.merchant_id, environment: 'live', type: 'secret' },
+        ),
+      );
+      const pi = await api(first.livePort, issued.key, 'POST', '/payment-intents', { amount: '99.00', currency: 'KES' });
+      expect(pi.status, JSON.stringify(pi.json)).toBe(201);
+      const path = new URL(pi.json.checkout_url).pathname;
+      const page = await fetch(`http://127.0.0.1:${first.livePort}${path}`);
+      const token = /<meta name="checkout-token" content="([^"]+)">/.exec(await page.text())![1]!;
+      const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+      peer.setNextBehaviour({ callback: 'never', delayMs: 500 });
+      const paid = await fetch(`http://127.0.0.1:${first.livePort}${path}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-checkout-token': token, cookie },
+        body: JSON.stringify({ method: 'mpesa', phone: '0712345678' }),
+      });
+      expect(((await paid.json()) as { state: string }).state).toBe('pending');
+      await killHard(first);
+      const status = async () =>
+        await check.db
+          .selectFrom('payment_intents')
+          .select(['status', 'provider_reference'])
+          .where('id', '=', pi.json.id)
+          .executeTakeFirstOrThrow();
+      expect((await status()).status).toBe('awaiting_payment');
+      const second = await spawnServer(db.url, { ...mpesaEnv, COWRIE_ROLE: 'worker' });
+      procs.push(second);
+      await second.ready;
+      for (let i = 0; i < 100 && (await status()).status !== 'paid'; i++) await new Promise((r) => setTimeout(r, 100));
+      // Paid by the STK query, which tells no receipt number (only a callback does).
+      expect(await status()).toEqual({ status: 'paid', provider_reference: null });
+    } finally {
+      await check.close();
+    }
   });
 });

@@ -169,6 +169,8 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
         COWRIE_RATE_LIMIT_TEST: String(LIMIT),
         COWRIE_RATE_LIMIT_LIVE: String(LIMIT),
         COWRIE_LOG_LEVEL: 'info',
+        // Two processes on one machine: each would take the default metrics port.
+        COWRIE_METRICS_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
