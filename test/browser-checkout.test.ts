@@ -3,17 +3,15 @@
 // return_url redirect, no CSP violation, screenshots for docs/screenshots, and an axe-core accessibility
 // check with no serious or critical violation. Skipped, saying so, only where /usr/bin/chromium is absent;
 // .ci/run installs it, so CI always runs these.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { pathOf } from './helpers/checkout.js';
+import { CHROMIUM, HAVE_CHROMIUM, axeSeriousViolations, launchChromium, type Browser } from './helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
   process.stdout.write(`\nBrowser checkout tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it).\n\n`);
 }
@@ -22,39 +20,20 @@ if (!HAVE_CHROMIUM) {
 const SCREENSHOTS = process.env['COWRIE_UPDATE_SCREENSHOTS']
   ? new URL('../docs/screenshots/', import.meta.url)
   : new URL(`file://${mkdtempSync(join(tmpdir(), 'cowrie-screens-'))}/`);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
   let s: TestServer;
+  let browser: Browser;
   let context: BrowserContext;
-  let profile: string;
-  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     s = await startTestServer();
-    profile = mkdtempSync(join(tmpdir(), 'cowrie-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 800 },
-    });
+    browser = await launchChromium();
+    context = browser.context;
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    context.on('console', (msg) => {
-      if (/Content[- ]Security[- ]Policy/i.test(msg.text())) cspViolations.push(msg.text());
-    });
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await s?.stop();
   });
 
@@ -91,18 +70,6 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
 
   async function waitForHeadline(page: Page, text: string, timeout = 10_000): Promise<void> {
     await page.locator('#status-headline', { hasText: text }).waitFor({ timeout });
-  }
-
-  async function axeSeriousViolations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    const result = await page.evaluate(async () => {
-      const g = globalThis as any;
-      const r = await g.axe.run(g.document, { resultTypes: ['violations'] });
-      return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help }));
-    });
-    return result
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}, ${v.nodes}): ${v.help}`);
   }
 
   it('pays from the balance in one step', async () => {
@@ -268,6 +235,6 @@ describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
     await amountPage.waitForURL(/\/checkout\/pi_/);
     expect(await amountPage.locator('.fiat').textContent()).toBe('USD 12.50');
     await amountPage.close();
-    expect(cspViolations).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
   });
 });

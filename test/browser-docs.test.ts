@@ -3,16 +3,14 @@
 // heading's "#" link and every contents link lands on its heading, the wide boxes are reachable by
 // keyboard, no CSP violation, an axe-core check with no serious or critical violation, and screenshots for
 // docs/screenshots. Skipped, saying so, only where /usr/bin/chromium is absent.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { CHROMIUM, HAVE_CHROMIUM, axeSeriousViolations, launchChromium, type Browser } from './helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
   process.stdout.write(`\nBrowser docs tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it).\n\n`);
 }
@@ -21,42 +19,24 @@ if (!HAVE_CHROMIUM) {
 const SCREENSHOTS = process.env['COWRIE_UPDATE_SCREENSHOTS']
   ? new URL('../docs/screenshots/', import.meta.url)
   : new URL(`file://${mkdtempSync(join(tmpdir(), 'cowrie-screens-'))}/`);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
 describe.skipIf(!HAVE_CHROMIUM)(`docs in a browser (${ENGINE})`, () => {
   let s: TestServer;
+  let browser: Browser;
   let context: BrowserContext;
-  let profile: string;
-  const cspViolations: string[] = [];
+  const cspViolations = () => browser.cspViolations;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     s = await startTestServer();
-    profile = mkdtempSync(join(tmpdir(), 'cowrie-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: DESKTOP,
-    });
-    context.on('console', (msg) => {
-      if (/Content[- ]Security[- ]Policy/i.test(msg.text())) cspViolations.push(msg.text());
-    });
+    browser = await launchChromium(DESKTOP);
+    context = browser.context;
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await s?.stop();
   });
 
@@ -70,23 +50,6 @@ describe.skipIf(!HAVE_CHROMIUM)(`docs in a browser (${ENGINE})`, () => {
       await page.locator('#docs-search').waitFor({ state: 'visible' });
     }
     return page;
-  }
-
-  async function axeSeriousViolations(page: Page): Promise<string[]> {
-    await page.evaluate(AXE_SOURCE);
-    const result = await page.evaluate(async () => {
-      const r = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-      return r.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.length,
-        help: v.help,
-        target: v.nodes[0]?.target?.join(' '),
-      }));
-    });
-    return result
-      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v: any) => `${v.id} (${v.impact}, ${v.nodes}, e.g. ${v.target}): ${v.help}`);
   }
 
   const scrollWidth = (page: Page) => page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
@@ -241,7 +204,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`docs in a browser (${ENGINE})`, () => {
         await page.close();
       }
     }
-    expect(cspViolations).toEqual([]);
+    expect(cspViolations()).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 });

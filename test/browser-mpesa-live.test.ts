@@ -3,65 +3,30 @@
 // customer picks M-Pesa, enters a phone, sees "Check your phone", then "Paid" once the peer's callback
 // arrives; a cancelled push shows the failure and lets the customer pay again. axe: no serious or critical
 // violation. Skipped, saying so, only where /usr/bin/chromium is absent (.ci/run installs it).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
+import { CHROMIUM, HAVE_CHROMIUM, axeSeriousViolations, launchChromium, type Browser } from './helpers/browser.js';
+import { MPESA_TEST_CREDENTIALS as CREDS, mpesaEnv } from './helpers/mpesa.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) process.stdout.write(`\nLive M-Pesa browser test SKIPPED: ${CHROMIUM} is missing.\n\n`);
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const CREDS = { consumerKey: 'ck-browser', consumerSecret: 'cs-browser', shortcode: '600100', passkey: 'pk-browser' };
 
 describe.skipIf(!HAVE_CHROMIUM)(`live checkout by M-Pesa in a browser (${ENGINE})`, () => {
   let s: TestServer;
   let peer: DarajaPeer;
-  let context: BrowserContext;
-  let profile: string;
+  let browser: Browser;
   let livePort: number;
 
   beforeAll(async () => {
     peer = await startDarajaPeer(CREDS);
     const [live, sandbox] = (await freePorts(2)) as [number, number];
     livePort = live;
-    s = await startTestServer({
-      noLiveRails: true,
-      env: {
-        COWRIE_LIVE_PORT: String(live),
-        COWRIE_SANDBOX_PORT: String(sandbox),
-        COWRIE_MPESA_BASE_URL: peer.url,
-        COWRIE_MPESA_CONSUMER_KEY: CREDS.consumerKey,
-        COWRIE_MPESA_CONSUMER_SECRET: CREDS.consumerSecret,
-        COWRIE_MPESA_SHORTCODE: CREDS.shortcode,
-        COWRIE_MPESA_PASSKEY: CREDS.passkey,
-        COWRIE_MPESA_CALLBACK_URL: `http://127.0.0.1:${live}`,
-      },
-    });
-    profile = mkdtempSync(join(tmpdir(), 'cowrie-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 390, height: 844 },
-    });
+    s = await startTestServer({ noLiveRails: true, env: mpesaEnv(peer, live, sandbox) });
+    browser = await launchChromium({ width: 390, height: 844 });
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await s?.stop();
     await peer?.close();
   });
@@ -72,7 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`live checkout by M-Pesa in a browser (${ENGINE}
       body: { amount: '1250.00', currency: 'KES', description: 'Two baskets' },
     });
     expect(created.status, created.text).toBe(201);
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     await page.goto(`http://127.0.0.1:${livePort}${new URL(created.json.checkout_url).pathname}`);
     expect(await page.locator('.sandbox-banner').count()).toBe(0);
     await page.getByLabel('M-Pesa', { exact: true }).check();
@@ -81,12 +46,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`live checkout by M-Pesa in a browser (${ENGINE}
     await page.getByRole('button', { name: 'Send payment request' }).click();
     await page.locator('#status-headline', { hasText: 'That payment did not go through' }).waitFor({ timeout: 15_000 });
     expect(await page.locator('#status-detail').textContent()).toMatch(/cancelled.*Try again/);
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const r = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => v.id);
-    });
-    expect(violations).toEqual([]);
+    expect(await axeSeriousViolations(page)).toEqual([]);
     // Then the phone approves.
     await page.getByLabel('M-Pesa phone number').fill('0712345678');
     await page.getByRole('button', { name: 'Send payment request' }).click();

@@ -9,8 +9,7 @@ import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay, waitForStatus, eventTypes } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';
-
-const CREDS = { consumerKey: 'ck-test', consumerSecret: 'cs-test', shortcode: '174379', passkey: 'pk-test' };
+import { MPESA_TEST_CREDENTIALS, mpesaEnv } from './helpers/mpesa.js';
 
 describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
   let s: TestServer;
@@ -18,23 +17,12 @@ describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
   let livePort: number;
 
   beforeAll(async () => {
-    peer = await startDarajaPeer(CREDS);
+    peer = await startDarajaPeer(MPESA_TEST_CREDENTIALS);
     const [live, sandbox] = (await freePorts(2)) as [number, number];
     livePort = live;
     s = await startTestServer({
       noLiveRails: true,
-      env: {
-        COWRIE_LIVE_PORT: String(live),
-        COWRIE_SANDBOX_PORT: String(sandbox),
-        COWRIE_MPESA_BASE_URL: peer.url,
-        COWRIE_MPESA_CONSUMER_KEY: CREDS.consumerKey,
-        COWRIE_MPESA_CONSUMER_SECRET: CREDS.consumerSecret,
-        COWRIE_MPESA_SHORTCODE: CREDS.shortcode,
-        COWRIE_MPESA_PASSKEY: CREDS.passkey,
-        COWRIE_MPESA_CALLBACK_URL: `http://127.0.0.1:${live}`,
-        COWRIE_MPESA_QUERY_AFTER_S: '1',
-        COWRIE_JOB_INTERVAL_MS: '200',
-      },
+      env: { ...mpesaEnv(peer, live, sandbox), COWRIE_MPESA_QUERY_AFTER_S: '1', COWRIE_JOB_INTERVAL_MS: '200' },
     });
   });
   afterAll(async () => {
