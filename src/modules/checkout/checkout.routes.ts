@@ -2,9 +2,8 @@
 // PayPal approval page, and payment link pages (/pay/:id). Public routes (no key): each is reached only
 // through an unguessable id, shows nothing the page does not, and every action needs the page's
 // anti-forgery token. Pages carry a strict Content-Security-Policy.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { serveAssets } from '../../http/static-assets.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../shared/errors.js';
@@ -30,22 +29,6 @@ import { CheckoutTokens } from './csrf.js';
 
 export const CHECKOUT_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/** public/checkout at the package root: the same depth from src/modules/checkout and dist/modules/checkout. */
-const ASSET_DIR = new URL('../../../public/checkout/', import.meta.url);
-
-interface Asset {
-  path: string;
-  body: Buffer;
-  type: string;
-}
-
-function loadAsset(name: string, type: string): Asset {
-  const body = readFileSync(new URL(name, ASSET_DIR));
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  const [base, ext] = name.split('.');
-  return { path: `/assets/${base}.${hash}.${ext}`, body, type };
-}
 
 function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
@@ -84,21 +67,10 @@ export interface CheckoutRouteDeps extends CheckoutDeps {
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps }> = async (app, { deps }) => {
   const tokens = new CheckoutTokens(await loadCheckoutSecret(deps.db, deps.clocks.base.nowMs()));
-  const script = loadAsset('checkout.js', 'text/javascript; charset=utf-8');
-  const style = loadAsset('checkout.css', 'text/css; charset=utf-8');
-  const assets: Assets = { script: script.path, style: style.path };
+  const files = serveAssets(app, 'checkout', '/assets', ['checkout.js', 'checkout.css']);
+  const assets: Assets = { script: files['checkout.js']!, style: files['checkout.css']! };
   const secure = (env: Environment) => deps.origins[env].startsWith('https:');
   const publicRoute = { config: { access: 'public' as const }, schema: { hide: true } };
-
-  for (const a of [script, style]) {
-    app.get(a.path, publicRoute, async (_request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .type(a.type)
-        .send(a.body),
-    );
-  }
 
   const notFoundPage = (request: FastifyRequest, reply: FastifyReply) =>
     securityHeaders(reply)

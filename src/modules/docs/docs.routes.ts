@@ -1,8 +1,8 @@
 // Human documentation served by the server itself: /docs (the API reference, with contents, heading
 // anchors and a search box), /docs/errors (every error code, each `docs_url` lands on its entry), the
 // pages' script and style sheet under /docs/, and /v1/openapi.json.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { serveAssets } from '../../http/static-assets.js';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { escapeHtml, headingHtml, renderReference, scrollBox, tocHtml } from './render.js';
@@ -10,22 +10,6 @@ import { escapeHtml, headingHtml, renderReference, scrollBox, tocHtml } from './
 /** Scripts and styles only from this server's own files: no inline script, no CDN. */
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const ASSET_DIR = new URL('../../../public/docs/', import.meta.url);
-
-interface Asset {
-  path: string;
-  body: Buffer;
-  type: string;
-}
-
-/** A file of public/docs/, served at /docs/<name>.<content hash>.<ext> (so it can be cached for good). */
-function loadAsset(name: string, type: string): Asset {
-  const body = readFileSync(new URL(name, ASSET_DIR));
-  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-  const [base, ext] = name.split('.');
-  return { path: `/docs/${base}.${hash}.${ext}`, body, type };
-}
 
 export interface DocsAssets {
   script: string;
@@ -94,22 +78,12 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   let errors: string | null = null;
   const referencePath = new URL('../../../docs/api-reference.md', import.meta.url);
   let reference: string | null = null;
-  const script = loadAsset('docs.js', 'text/javascript; charset=utf-8');
-  const style = loadAsset('docs.css', 'text/css; charset=utf-8');
-  const assets: DocsAssets = { script: script.path, style: style.path };
+  const files = serveAssets(app, 'docs', '/docs', ['docs.js', 'docs.css']);
+  const assets: DocsAssets = { script: files['docs.js']!, style: files['docs.css']! };
 
   const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'x-content-type-options': 'nosniff' };
   const hide = { hide: true };
 
-  for (const a of [script, style]) {
-    app.get(a.path, { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .type(a.type)
-        .send(a.body),
-    );
-  }
   app.get('/docs/errors', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
     reply.headers(html).send((errors ??= await errorsPage(assets))),
   );
