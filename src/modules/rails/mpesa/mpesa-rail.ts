@@ -147,7 +147,7 @@ export class MpesaRail implements PaymentRail {
    * A question (STK query) about a pending payment whose callback has not come, when it is due. Claimed in
    * the database, so that of any number of processes one asks; the next question comes later (doubling).
    */
-  async poll(scope: MerchantScope, reference: string): Promise<void> {
+  async poll(_scope: MerchantScope, reference: string): Promise<void> {
     const row = await repo.findRailPaymentById(this.opts.db, reference);
     if (!row || row.method !== 'mpesa' || row.state !== 'pending' || row.resolve_at === null || row.external_id === null) return;
     const now = this.now();
@@ -163,8 +163,8 @@ export class MpesaRail implements PaymentRail {
     }
     if (answer.state === 'pending') {
       // Stop asking once the intent can no longer be paid.
-      const intent = await this.sinkIntent(scope, row);
-      if (intent && intent !== 'awaiting_payment') await repo.stopQuestions(this.opts.db, row.id, now);
+      const status = await repo.intentStatusOf(this.opts.db, row.payment_intent_id);
+      if (status !== 'awaiting_payment') await repo.stopQuestions(this.opts.db, row.id, now);
       return;
     }
     await this.finishWith(row, answer.resultCode, answer.resultDesc, undefined, undefined);
@@ -173,10 +173,6 @@ export class MpesaRail implements PaymentRail {
   /** Refunds of live M-Pesa payments wait for the operator's review (a reversal made by hand). */
   async refund(): Promise<RefundResult> {
     return { state: 'requested' };
-  }
-
-  private async sinkIntent(_scope: MerchantScope, row: RailPaymentRow): Promise<string | null> {
-    return repo.intentStatusOf(this.opts.db, row.payment_intent_id);
   }
 
   /** A final answer (callback or query): one caller moves the payment on, through the one sink. */
