@@ -10,7 +10,7 @@ import type { CustomerService } from './modules/customers/index.js';
 import type { IntentService, PaymentService } from './modules/payment-intents/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
-import type { MpesaRail, RailRegistry } from './modules/rails/index.js';
+import type { ChainDeposits, ChainWatcher, MpesaRail, RailRegistry } from './modules/rails/index.js';
 import type { RateProvider } from './modules/rates/index.js';
 import type { RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
@@ -40,5 +40,9 @@ export interface Services {
   rails: RailRegistry;
   /** The live M-Pesa rail, or null when it is not configured. */
   mpesa: MpesaRail | null;
+  /** One watcher per configured on-chain network (run by worker processes, one at a time per network). */
+  chainWatchers: ChainWatcher[];
+  /** The operator's list of on-chain deposits and the claim of an unmatched one. */
+  chainDeposits: ChainDeposits;
   runTimeJobs: RunTimeJobs;
 }

@@ -12,6 +12,7 @@ import { startDeliveryWorker } from './jobs/webhook-worker.js';
 import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
 import { forceCloseListeners, startListeners, type Listeners } from './server.js';
 import { Lease } from './db/leases.js';
+import { startChainWatchers } from './jobs/chain-watchers.js';
 import { logMixin } from './shared/log-context.js';
 import { setMetricsEnabled, setPoolSource, setQueueDepthSource } from './shared/metrics.js';
 import { answerClusterMetrics, processMetrics, startMetricsServer } from './http/metrics-server.js';
@@ -113,6 +114,15 @@ export async function startCowrie(
         stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
       });
       started.push(() => worker.stop());
+      if (services.chainWatchers.length > 0) {
+        const watchers = startChainWatchers(
+          services.chainWatchers,
+          config.chainWatch.pollMs,
+          logger,
+          (network) => new Lease(database.db, `chain-watch:${network}`, holder, Math.max(5_000, config.chainWatch.pollMs * 5)),
+        );
+        started.push(() => watchers.stop());
+      }
     }
     const listeners: Listeners =
       role === 'worker' ? { listeners: [], portOf: () => 0, close: async () => {} } : await startListeners(app, config);

@@ -8,10 +8,24 @@ import type { Services } from './deps.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
-import { IntentService, PaymentService, checkoutUrlFor, type PaymentReport } from './modules/payment-intents/index.js';
+import { IntentService, PaymentService, checkoutUrlFor, type PaymentReport, type WithinOutcome } from './modules/payment-intents/index.js';
 import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
-import { DarajaClient, MpesaRail, RailRegistry, SandboxRail } from './modules/rails/index.js';
+import {
+  ChainDeposits,
+  ChainRail,
+  ChainWatcher,
+  DarajaClient,
+  EvmSource,
+  MpesaRail,
+  RailRegistry,
+  SandboxRail,
+  SolanaSource,
+  TronSource,
+  type ChainRailNetwork,
+  type ChainSource,
+  type WalletNetwork,
+} from './modules/rails/index.js';
 import { loadRateTable } from './modules/rates/index.js';
 import { RefundService } from './modules/refunds/index.js';
 import { ReportService } from './modules/reports/index.js';
@@ -52,7 +66,9 @@ export async function buildServices(config: Config, database: Database, opts: { 
     settlementPolicy: settlementPolicy(config),
     linkCap: links.capCheck,
   });
-  const sink = { report: (scope: MerchantScope, report: PaymentReport) => payments.apply(scope, report) };
+  const sink = {
+    report: (scope: MerchantScope, report: PaymentReport, within?: WithinOutcome) => payments.apply(scope, report, within),
+  };
   rails.register('test', new SandboxRail(sink, { db, clocks }));
   // The live M-Pesa rail, when its credentials are configured (DECISIONS "Live payment rails").
   const mpesa = config.mpesa
@@ -72,6 +88,25 @@ export async function buildServices(config: Config, database: Database, opts: { 
       })
     : null;
   if (mpesa) rails.register('live', mpesa);
+  // The live on-chain wallet rail: one watcher per configured network (DECISIONS "Live payment rails").
+  const sources = config.chains.map((chain) => chainSource(config, chain));
+  const chainWatchers = sources.map((source) => new ChainWatcher({ db, sink, source, clock: clocks.base, logger: opts.logger }));
+  if (sources.length > 0) {
+    const networks = new Map<WalletNetwork, ChainRailNetwork>();
+    for (const [i, source] of sources.entries()) {
+      const chain = config.chains[i]!;
+      let chainId: number | undefined;
+      if (source.chainId) {
+        // EIP-681 requests name the chain the node serves (a test chain is not mainnet); asked once.
+        source.chainId().then(
+          (id) => (chainId = id),
+          (err: unknown) => opts.logger.warn({ err, network: chain.network }, 'could not read the chain id; payment requests name mainnet'),
+        );
+      }
+      networks.set(chain.network, { address: source.address, tokens: chain.tokens, chainId: () => chainId });
+    }
+    rails.register('live', new ChainRail({ db, clocks, networks }));
+  }
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
 
   return {
@@ -93,9 +128,30 @@ export async function buildServices(config: Config, database: Database, opts: { 
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),
     rails,
     mpesa,
+    chainWatchers,
+    chainDeposits: new ChainDeposits({ db, sink, clock: clocks.base }),
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();
     },
   };
+}
+
+function chainSource(config: Config, chain: Config['chains'][number]): ChainSource {
+  const common = {
+    rpcUrls: chain.rpcUrls,
+    address: chain.address,
+    tokens: chain.tokens,
+    confirmations: chain.confirmations,
+    timeoutMs: config.chainWatch.rpcTimeoutMs,
+  };
+  switch (chain.network) {
+    case 'base':
+    case 'polygon':
+      return new EvmSource({ ...common, network: chain.network, blockRange: config.chainWatch.blockRange });
+    case 'tron':
+      return new TronSource(common);
+    case 'solana':
+      return new SolanaSource(common);
+  }
 }

@@ -106,10 +106,10 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(after.payment_method).toBe('external_wallet');
       expect(after.amount_received).toBe(next.amount);
       expect((await eventTypes(s, pi.id)).at(-1)).toBe('payment_intent.paid');
-      // A second exact deposit finds no open payment.
+      // A second exact deposit pays the paid intent again: a duplicate payment, credited to the merchant.
       const repeat = await deposit({ network: 'tron', asset: 'USDT', amount: next.amount });
-      expect(repeat.json.deposit.status).toBe('unmatched');
-      unmatchedIds.push(repeat.json.deposit.id);
+      expect(repeat.json.deposit).toMatchObject({ status: 'credited', reason: 'duplicate_payment' });
+      expect((await eventTypes(s, pi.id)).at(-1)).toBe('payment_intent.duplicate_payment');
 
       // The merchant sees the unmatched deposits over the API; another merchant sees none.
       const list = await s.sandbox('GET', '/wallet-deposits?status=unmatched&limit=100');
@@ -128,6 +128,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
           'object',
           'payment_intent',
           'reason',
+          'sender',
           'status',
           'tx_hash',
         ]);
@@ -166,12 +167,35 @@ describe(`hosted checkout (${ENGINE})`, () => {
           .values({ ...taken, id: 'wa_duplicate', payment_intent_id: intents[1].id })
           .execute(),
       ).rejects.toThrow();
-      // Once its intent is no longer open, its amount (the smallest tag) is the next one allocated.
+      // Once its intent has ended, its amount stays reserved for a day: another intent gets another amount.
       const cancelled = await s.sandbox('POST', `/payment-intents/${taken.payment_intent_id}/cancel`);
       expect(cancelled.status).toBe(200);
       const fresh = await intent({ amount: '777.00' });
       const r = await pay(s, await openCheckout(s, fresh.checkout_url), { method: 'external_wallet', network: 'polygon' });
-      expect(r.json.next_action.amount).toBe(smallest);
+      expect(amounts).not.toContain(r.json.next_action.amount);
+    });
+
+    it('an ended intent keeps its amount for a day: a late deposit is never credited to another intent', async () => {
+      const m = await s.newMerchant({ name: 'Late payments' });
+      const key = m.keys.test_secret;
+      const walletPay = async (pi: any) =>
+        (await pay(s, await openCheckout(s, pi.checkout_url), { method: 'external_wallet', network: 'base' })).json.next_action;
+      const first = await intent({ amount: '555.00' }, key);
+      const firstPay = await walletPay(first);
+      expect((await s.call('test', 'POST', `/payment-intents/${first.id}/cancel`, { key })).status).toBe(200);
+      const second = await intent({ amount: '555.00' }, key);
+      const secondPay = await walletPay(second);
+      expect(secondPay.amount).not.toBe(firstPay.amount);
+      // The late payment of the cancelled intent: kept as unmatched, the second intent untouched.
+      const page = await openCheckout(s, second.checkout_url);
+      const late = await action(s, page, '/wallet/deposit', { network: 'base', asset: 'USDT', amount: firstPay.amount });
+      expect(late.json.deposit).toMatchObject({ status: 'unmatched', reason: 'intent_not_payable', credited_this_payment: false });
+      expect((await s.call('test', 'GET', `/payment-intents/${second.id}`, { key })).json.status).toBe('awaiting_payment');
+      // A day after the first intent ended, its amount is free again.
+      const adv = await s.call('test', 'POST', '/sandbox/clock/advance', { key, body: { seconds: 24 * 3600 + 60 } });
+      expect(adv.status, adv.text).toBe(200);
+      const third = await intent({ amount: '555.00' }, key);
+      expect((await walletPay(third)).amount).toBe(firstPay.amount);
     });
   });
 

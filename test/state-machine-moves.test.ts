@@ -32,7 +32,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
         expired: [ev('expired')],
         failed: [ev('failed')],
       },
-      confirming: { paid: [ev('paid')], failed: [ev('failed')] },
+      confirming: { paid: [ev('paid')], failed: [ev('failed')], awaiting_payment: [ev('payment_failed')] },
       paid: { refunded: [ev('refunded')] },
       expired: {},
       cancelled: {},
@@ -369,6 +369,49 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect(events[3]!.created_at).toBe(new Date(at).toISOString());
       expect(events[6]!.data.duplicate_amount).toBe('50.000000');
       await expectLastEventIsIntent(pi.id);
+    });
+
+    it('on chain: a transfer seen moves to confirming, removed by a reorganisation moves back, seen again and deep enough pays', async () => {
+      const pi = await create({ amount: '100', currency: 'USD', settlement_currency: 'USDT' });
+      const scope = { merchantId: s.merchant.merchant.id, environment: 'test' as const };
+      const payments = s.running.services.payments;
+      const report = (outcome: 'seen' | 'reversed' | 'success', tx: string) =>
+        payments.apply(scope, { intentId: pi.id, method: 'external_wallet', outcome, amount: D(pi.pay_amount), providerReference: tx });
+      const seen = await report('seen', '0xaaa');
+      expect(seen).toMatchObject({ status: 'confirming', provider_reference: '0xaaa', amount_received: pi.pay_amount });
+      expect((await attempts(pi.id)).map((a) => [a.outcome, a.counts_to_caps])).toEqual([['seen', 1]]);
+      // Only the transfer that is confirming it can take it back.
+      await expect(report('reversed', '0xbbb')).rejects.toMatchObject({ code: 'intent_not_payable' });
+      const back = await report('reversed', '0xaaa');
+      expect(back).toMatchObject({
+        status: 'awaiting_payment',
+        provider_reference: null,
+        payment_method: null,
+        amount_received: '0.000000',
+      });
+      expect(JSON.parse(back.last_payment_error!)).toEqual({
+        code: 'provider_error',
+        message: 'The transfer 0xaaa was removed from the chain by a reorganisation before it was confirmed; it did not pay.',
+        payment_method: 'external_wallet',
+      });
+      // Its money no longer counts towards the receiving caps; a reversal is not one of the five failed attempts.
+      expect((await attempts(pi.id)).map((a) => [a.outcome, a.counts_to_caps]).sort()).toEqual([
+        ['reversed', 0],
+        ['seen', 0],
+      ]);
+      await report('seen', '0xccc');
+      const paid = await report('success', '0xccc');
+      expect(paid).toMatchObject({ status: 'paid', provider_reference: '0xccc', last_payment_error: null, amount_received: pi.pay_amount });
+      await expectHistory(pi.id, [
+        ['created', 'awaiting_payment'],
+        ['confirming', 'confirming'],
+        ['payment_failed', 'awaiting_payment'],
+        ['confirming', 'confirming'],
+        ['paid', 'paid'],
+      ]);
+      await expectLastEventIsIntent(pi.id);
+      // The sandbox driver cannot report the chain's own outcomes.
+      expect((await simulate(pi.id, 'seen' as never, 'external_wallet')).json.error.param).toBe('outcome');
     });
 
     it('exercised every move of INTENT_MOVES and every event of INTENT_EVENTS_IN_PLACE', () => {

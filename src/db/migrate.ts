@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008-leases.js';
 import * as m0009 from './migrations/0009-intent-last-payment-error.js';
 import * as m0010 from './migrations/0010-payment-link-updates.js';
 import * as m0011 from './migrations/0011-mpesa-live.js';
+import * as m0012 from './migrations/0012-chain-watch.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-intent-last-payment-error': m0009,
   '0010-payment-link-updates': m0010,
   '0011-mpesa-live': m0011,
+  '0012-chain-watch': m0012,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -393,6 +393,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
           address: 'TQ5NFCcTRmAwo2KQLZ2bMnX2tqTqq9sZBk',
           amount: '11.607590',
           tx_hash: '7c2d1f9a4b3e8d6c5a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b',
+          sender: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
           payment_intent: 'pi_0VbxkE5hfIvSGWEUBuuHC70u',
           created_at: '2026-06-15T06:12:04.000Z',
           livemode: false,

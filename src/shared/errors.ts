@@ -225,3 +225,17 @@ export function notFound(what: string, id: string): AppError {
 export function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
+
+/**
+ * A refusal of an operator's command (the CLI), with a code of its own that is not one of the API's:
+ * `deposit_not_confirmed`, `deposit_removed`, `deposit_already_credited`, ...
+ */
+export class OperatorError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'OperatorError';
+  }
+}

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   rail_payment: 'rp',
   wallet_allocation: 'wa',
   wallet_deposit: 'wd',
+  chain_transfer: 'ct',
   webhook_delivery: 'whd',
   webhook_attempt: 'wha',
   ledger_movement: 'lmv',

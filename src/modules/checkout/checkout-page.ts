@@ -94,7 +94,7 @@ ${sandbox ? '<p class="hint" id="card-hint">Sandbox cards: 4242 4242 4242 4242 p
 <form data-method="external_wallet" aria-labelledby="h-external_wallet">
 <h3 id="h-external_wallet">Pay from a crypto wallet</h3>
 <label for="network">Network</label>
-<select id="network" name="network">${WALLET_NETWORKS.map((n) => `<option value="${n}">${WALLET_NETWORK_NAMES[n]}</option>`).join('')}</select>
+<select id="network" name="network">${c.walletNetworks.map((n) => `<option value="${n}">${WALLET_NETWORK_NAMES[n]}</option>`).join('')}</select>
 <p class="form-error" id="err-external_wallet" role="alert"></p>
 <button type="submit">Show deposit address</button></form>
 <div id="wallet-instructions" hidden>

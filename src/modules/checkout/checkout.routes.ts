@@ -152,7 +152,10 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
       // One amount per method: the exact amount to send is what is due plus the tag that marks this payment.
       next['amount_due'] = c.row.pay_amount;
       next['tag'] = new Decimal(amount).minus(c.row.pay_amount).toFixed(6);
-      next['payment_uri'] = paymentUri(network, String(next['asset']) as StableAsset, String(next['address']), amount);
+      next['payment_uri'] = paymentUri(network, String(next['asset']) as StableAsset, String(next['address']), amount, {
+        ...(typeof next['token'] === 'string' ? { token: next['token'] } : {}),
+        ...(typeof next['chain_id'] === 'number' ? { chainId: next['chain_id'] } : {}),
+      });
       next['qr'] = await qrDataUrl(String(next['payment_uri']));
     }
     return { state: 'pending', status: result.intent.status, next_action: next };

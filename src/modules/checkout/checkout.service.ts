@@ -14,7 +14,7 @@ import {
   type PaymentMethod,
 } from '../payment-intents/index.js';
 import type { LinkService } from '../payment-links/index.js';
-import { latestRailPayment, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
+import { latestRailPayment, WALLET_NETWORKS, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
 
 export interface CheckoutIntent {
   row: PaymentIntentRow;
@@ -23,6 +23,8 @@ export interface CheckoutIntent {
   now: number;
   /** Methods allowed on the intent, valid for it, and carried by a rail in this environment. */
   methods: PaymentMethod[];
+  /** The wallet networks the environment's wallet rail offers (the configured ones, live). */
+  walletNetworks: readonly WalletNetwork[];
   /** The intent came from a payment link that has no place left. */
   linkFull: boolean;
   attempt: RailPaymentRow | null;
@@ -74,7 +76,8 @@ export async function loadCheckout(deps: CheckoutDeps, environment: Environment,
   const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
   const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && deps.rails.railFor(row.environment, m) !== null);
   const linkFull = row.payment_link !== null && row.status === 'awaiting_payment' && (await deps.links.isFull(row.payment_link));
-  return { row, merchantName: found.merchantName, now, methods, linkFull, attempt };
+  const walletNetworks = deps.rails.railFor(row.environment, 'external_wallet')?.networks ?? WALLET_NETWORKS;
+  return { row, merchantName: found.merchantName, now, methods, walletNetworks, linkFull, attempt };
 }
 
 export const FINAL_STATUSES = new Set(['paid', 'failed', 'expired', 'cancelled', 'refunded']);

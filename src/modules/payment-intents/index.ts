@@ -10,7 +10,14 @@ export {
   type PaymentIntent,
 } from './payment-intent.schema.js';
 export { IntentService, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
-export { PaymentService, type LinkCapCheck, type PaymentReport, type PaymentServiceDeps } from './payments.service.js';
+export {
+  PaymentService,
+  type Applied,
+  type LinkCapCheck,
+  type PaymentReport,
+  type PaymentServiceDeps,
+  type WithinOutcome,
+} from './payments.service.js';
 export {
   INTENT_EVENTS_IN_PLACE,
   INTENT_MOVES,

@@ -32,3 +32,14 @@ export async function countFailedAttempts(tx: Tx, intentId: string): Promise<num
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** An on-chain sighting removed by a reorganisation: its money no longer counts towards the caps. */
+export async function releaseSeenAttempts(tx: Tx, intentId: string): Promise<void> {
+  await tx
+    .updateTable('payment_attempts')
+    .set({ counts_to_caps: 0 })
+    .where('payment_intent_id', '=', intentId)
+    .where('outcome', '=', 'seen')
+    .where('counts_to_caps', '=', 1)
+    .execute();
+}

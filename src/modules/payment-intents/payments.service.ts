@@ -60,9 +60,16 @@ export interface PaymentServiceDeps {
 }
 
 /** Outcomes whose money counts towards the receiving caps. */
-const CAP_OUTCOMES = new Set<PaymentOutcome>(['success', 'overpaid', 'underpaid', 'review', 'duplicate']);
+const CAP_OUTCOMES = new Set<PaymentOutcome>(['success', 'overpaid', 'underpaid', 'review', 'duplicate', 'seen']);
 
-type Applied = { ok: true; row: PaymentIntentRow } | { ok: false; error: AppError };
+/** What a report came to: the intent after it and the outcome it meant (a success of a paid intent is a duplicate), or a refusal. */
+export type Applied = { ok: true; row: PaymentIntentRow; outcome: PaymentOutcome } | { ok: false; error: AppError };
+
+/**
+ * Work of the rail's own that must commit with the outcome or not at all (the chain watcher's record of
+ * what a transfer came to): runs in the outcome's transaction, after it; throwing rolls both back.
+ */
+export type WithinOutcome = (tx: Tx, applied: Applied) => Promise<void>;
 
 /** A failed attempt's code: the rail's, when it is one of the documented codes, else provider_error. */
 function failureCodeOf(report: PaymentReport): FailureCode {
@@ -81,11 +88,15 @@ export class PaymentService {
   }
 
   /** Applies a rail's report of a pay attempt. Answers the intent's row after the outcome. */
-  async apply(scope: MerchantScope, report: PaymentReport): Promise<PaymentIntentRow> {
+  async apply(scope: MerchantScope, report: PaymentReport, within?: WithinOutcome): Promise<PaymentIntentRow> {
     const clock = await this.deps.clocks.of(scope);
     let applied: Applied;
     try {
-      applied = await transaction(this.deps.db, (tx) => this.applyIn(tx, clock.nowMs(), scope, report));
+      applied = await transaction(this.deps.db, async (tx) => {
+        const result = await this.applyIn(tx, clock.nowMs(), scope, report);
+        if (within) await within(tx, result);
+        return result;
+      });
     } catch (err) {
       if (err instanceof IntentMoveConflict) {
         throw new AppError('intent_not_payable', 'The payment intent changed while this payment was applied; retrieve it and retry.');
@@ -142,11 +153,19 @@ export class PaymentService {
       return { ok: false, error: new AppError('intent_not_payable', 'Only card and PayPal payments can be disputed.') };
     }
 
+    if (outcome === 'reversed' && (report.providerReference === undefined || row.provider_reference !== report.providerReference)) {
+      return { ok: false, error: new AppError('intent_not_payable', 'Another payment is confirming this payment intent.') };
+    }
+
     let amount: Decimal;
     switch (outcome) {
       case 'success':
       case 'review':
+      case 'seen':
         amount = report.amount ?? due;
+        break;
+      case 'reversed':
+        amount = report.amount ?? new Decimal(row.amount_received);
         break;
       case 'overpaid':
         amount = report.amount ?? roundUp(due.mul('1.1'), asset);
@@ -216,7 +235,13 @@ export class PaymentService {
       }
     }
     const failureCode =
-      outcome === 'attempt_failed' ? failureCodeOf(report) : outcome === 'failed' ? (report.failureCode ?? 'payment_failed') : null;
+      outcome === 'attempt_failed'
+        ? failureCodeOf(report)
+        : outcome === 'failed'
+          ? (report.failureCode ?? 'payment_failed')
+          : outcome === 'reversed'
+            ? 'chain_reorganization'
+            : null;
     await attempts.insertAttempt(tx, { ...attempt, outcome, counts_to_caps: countsToCaps ? 1 : 0, failure_code: failureCode });
 
     const received = formatAmount(new Decimal(row.amount_received).plus(amount), asset);
@@ -245,7 +270,7 @@ export class PaymentService {
             eventData: { surplus: formatAmount(surplus, asset) },
           });
         }
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       }
       case 'review':
         row = await moveIntent(tx, this, row, 'confirming', {
@@ -253,16 +278,43 @@ export class PaymentService {
           eventType: 'payment_intent.review',
           patch: { amount_received: received, payment_method: report.method, last_payment_error: null, ...providerRef },
         });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
+      case 'seen':
+        // First seen on chain: confirming until the transfer is deep enough (then `success` pays it).
+        row = await moveIntent(tx, this, row, 'confirming', {
+          at: now,
+          patch: { amount_received: received, payment_method: report.method, last_payment_error: null, ...providerRef },
+        });
+        return { ok: true, row, outcome };
+      case 'reversed': {
+        // The transfer was removed before its depth: it never pays; its money no longer counts to caps.
+        await attempts.releaseSeenAttempts(tx, row.id);
+        const back = Decimal.max(0, new Decimal(row.amount_received).minus(amount));
+        const error = {
+          code: 'provider_error',
+          message: `The transfer ${report.providerReference} was removed from the chain by a reorganisation before it was confirmed; it did not pay.`,
+          payment_method: report.method,
+        };
+        row = await moveIntent(tx, this, row, 'awaiting_payment', {
+          at: now,
+          patch: {
+            amount_received: formatAmount(back, asset),
+            payment_method: null,
+            provider_reference: null,
+            last_payment_error: JSON.stringify(error),
+          },
+        });
+        return { ok: true, row, outcome };
+      }
       case 'underpaid':
         row = await recordIntentEventInPlace(tx, this, row, 'payment_intent.underpaid', now, {
           patch: { amount_received: received },
           eventData: { amount_due: formatAmount(new Decimal(row.pay_amount).minus(received), asset) },
         });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       case 'failed':
         row = await moveIntent(tx, this, row, 'failed', { at: now, patch: { failure_code: report.failureCode ?? 'payment_failed' } });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       case 'attempt_failed': {
         // The attempt failed; the intent stays payable until the fifth failure, which fails it.
         const code = failureCodeOf(report);
@@ -273,26 +325,26 @@ export class PaymentService {
         if ((await attempts.countFailedAttempts(tx, row.id)) >= MAX_FAILED_ATTEMPTS) {
           row = await moveIntent(tx, this, row, 'failed', { at: now, patch: { failure_code: code } });
         }
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       }
       case 'cancelled':
         row = await moveIntent(tx, this, row, 'cancelled', { at: now, patch: { cancelled_at: now } });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       case 'expired':
         row = await moveIntent(tx, this, row, 'expired', { at: now, patch: { expires_at: now } });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       case 'duplicate':
         await creditDuplicatePayment(tx, row, amount, now);
         await recordIntentEventInPlace(tx, this, row, 'payment_intent.duplicate_payment', now, {
           eventData: { duplicate_amount: formatAmount(amount, asset), duplicate_payment_method: report.method },
         });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       case 'dispute': {
         const frozen = await freezeSettlementForDispute(tx, row, now);
         await recordIntentEventInPlace(tx, this, row, 'payment_intent.disputed', now, {
           eventData: { settlement_status: frozen?.status ?? null },
         });
-        return { ok: true, row };
+        return { ok: true, row, outcome };
       }
     }
   }

@@ -26,6 +26,8 @@ export const INTENT_MOVES: Readonly<Record<IntentStatus, Readonly<Partial<Record
   confirming: {
     paid: ['payment_intent.paid'],
     failed: ['payment_intent.failed'],
+    // The on-chain transfer that was confirming it was removed by a reorganisation: payable again.
+    awaiting_payment: ['payment_intent.payment_failed'],
   },
   paid: { refunded: ['payment_intent.refunded'] },
   expired: {},
@@ -62,15 +64,22 @@ export const PAYMENT_OUTCOMES = [
   'duplicate',
   'dispute',
 ] as const;
-export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number];
+
+/**
+ * Outcomes only the on-chain rail reports: `seen`, a transfer of the exact amount first seen on chain (the
+ * intent waits in `confirming` for its depth); `reversed`, that transfer removed by a reorganisation
+ * before its depth (the intent is payable again).
+ */
+export const CHAIN_OUTCOMES = ['seen', 'reversed'] as const;
+export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number] | (typeof CHAIN_OUTCOMES)[number];
 
 /**
  * The payment outcomes each status accepts (after a success of a paid or refunded intent has been read as
  * a duplicate payment); any other is refused with 409 intent_not_payable, whatever its amount.
  */
 export const OUTCOMES_BY_STATUS: Readonly<Partial<Record<IntentStatus, readonly PaymentOutcome[]>>> = {
-  awaiting_payment: ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled'],
-  confirming: ['success', 'failed'],
+  awaiting_payment: ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled', 'seen'],
+  confirming: ['success', 'failed', 'reversed'],
   paid: ['duplicate', 'dispute'],
   refunded: ['duplicate'],
 };

@@ -25,3 +25,10 @@ export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './paym
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
 export { mpesaCallbackRoutes } from './mpesa/mpesa.routes.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
+export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
+export { ChainRail, type ChainRailNetwork } from './chain/chain-rail.js';
+export { EvmSource } from './chain/evm-source.js';
+export { TronSource } from './chain/tron-source.js';
+export { SolanaSource } from './chain/solana-source.js';
+export { ChainRpcError, type ChainSource } from './chain/chain-source.js';
+export { ChainDeposits, chainDepositView, type ChainDepositView } from './chain/chain-deposits.js';

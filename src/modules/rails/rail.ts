@@ -7,7 +7,8 @@ import type { Q } from '../../db/transaction.js';
 import { duePendingRailPayments } from './rail-payments.repo.js';
 import type { Decimal } from '../../shared/money.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
-import type { PaymentMethod, PaymentReport } from '../payment-intents/index.js';
+import type { PaymentMethod, PaymentReport, WithinOutcome } from '../payment-intents/index.js';
+import type { WalletNetwork } from './payment-details.js';
 
 export interface StartPaymentRequest {
   scope: MerchantScope;
@@ -37,6 +38,8 @@ export interface RefundResult {
 export interface PaymentRail {
   readonly name: string;
   readonly methods: readonly PaymentMethod[];
+  /** External wallets: the networks offered (every one when absent). */
+  readonly networks?: readonly WalletNetwork[];
   startPayment(request: StartPaymentRequest): Promise<StartPaymentResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /**
@@ -68,7 +71,8 @@ export interface DepositResult {
 
 /** Where rails report outcomes; implemented by the payment service. */
 export interface PaymentOutcomeSink {
-  report(scope: MerchantScope, report: PaymentReport): Promise<PaymentIntentRow>;
+  /** `within` runs in the outcome's own transaction (see WithinOutcome). */
+  report(scope: MerchantScope, report: PaymentReport, within?: WithinOutcome): Promise<PaymentIntentRow>;
 }
 
 export class RailRegistry {

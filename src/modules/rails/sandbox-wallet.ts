@@ -1,7 +1,7 @@
 // External-wallet payments: each open intent gets, per network, an exact amount whose last decimals are
 // its own (the amount due plus a tag of 1 to 9999 millionths). Allocation runs in a transaction under a
 // partial unique index over (environment, network, asset, address, amount) WHERE state = 'open', so two
-// open intents never share all four; a race loses on the index and retries. Deposits are matched on all
+// intents never share all four while one is open or ended less than a day ago; a race loses on the index and retries. Deposits are matched on all
 // four exactly; anything else is kept as an unmatched deposit for the merchant to see.
 import { randomBytes } from 'node:crypto';
 import { isTransientConflict, isUniqueViolation } from '../../db/dialect.js';
@@ -39,6 +39,8 @@ export async function allocateWalletAmount(
   intent: PaymentIntentRow,
   networkText: unknown,
   nowMs: () => number,
+  /** Where customers pay on a network, or null when the network is not offered. */
+  addressOn: (network: WalletNetwork) => string | null = (n) => sandboxDepositAddress(scope.merchantId, scope.environment, n),
 ): Promise<WalletInstruction> {
   const network = requireNetwork(networkText);
   const asset = intent.settlement_currency;
@@ -47,7 +49,12 @@ export async function allocateWalletAmount(
       param: 'payment_method',
     });
   }
-  const address = sandboxDepositAddress(scope.merchantId, scope.environment, network);
+  const address = addressOn(network);
+  if (address === null) {
+    throw new AppError('payment_method_unavailable', 'This network is not offered for wallet payments here; choose another network.', {
+      param: 'network',
+    });
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       return await transaction(db, async (trx) => {
@@ -59,7 +66,7 @@ export async function allocateWalletAmount(
         const existing = await repo.findOpenAllocation(trx, row.id, network);
         if (existing) return instruction(existing);
         const slot = { environment: scope.environment, network, asset, address };
-        await repo.releaseStale(trx, scope.merchantId, slot, now);
+        await repo.releaseStale(trx, slot, now);
         const taken = await repo.openAmounts(trx, slot);
         const due = new Decimal(row.pay_amount).minus(row.amount_received);
         let amount: string | null = null;
@@ -130,16 +137,21 @@ export async function receiveDeposit(
   let reason: string | null = 'no_matching_payment';
   if (match) {
     try {
-      await sink.report(scope, { intentId: match.payment_intent_id, method: 'external_wallet', outcome: 'success', amount: parsed.value });
+      // The allocation stays open (its amount reserved) until a day after its intent ends: a second exact
+      // deposit finds the paid intent again and is a duplicate payment, credited to the merchant.
+      let outcome: string | undefined;
+      await sink.report(
+        scope,
+        { intentId: match.payment_intent_id, method: 'external_wallet', outcome: 'success', amount: parsed.value },
+        async (_tx, applied) => {
+          if (applied.ok) outcome = applied.outcome;
+        },
+      );
       status = 'credited';
-      reason = null;
-      await repo.closeAllocation(db, match.id, 'credited');
+      reason = outcome === 'duplicate' ? 'duplicate_payment' : null;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       reason = err.code;
-      if (err.code === 'intent_not_payable') {
-        await repo.closeAllocation(db, match.id, 'released');
-      }
     }
   }
   const id = newId('wallet_deposit');

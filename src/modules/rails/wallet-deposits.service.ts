@@ -16,13 +16,14 @@ export const WalletDepositRecord = Type.Object(
     status: StringEnum(['credited', 'unmatched'] as const),
     reason: Nullable(Type.String(), {
       description:
-        'Why an unmatched deposit was not credited: no_matching_payment, MERCHANT_LIMIT_EXCEEDED, payment_link_completed or intent_not_payable',
+        'Why an unmatched deposit was not credited (no_matching_payment, MERCHANT_LIMIT_EXCEEDED, payment_link_completed or intent_not_payable); for a credited one, duplicate_payment when it paid an intent that was already paid (credited to the balance), else null',
     }),
     network: Type.String(),
     asset: Type.String(),
     address: Type.String(),
     amount: Type.String(),
     tx_hash: Type.String(),
+    sender: Nullable(Type.String(), { description: 'The address it came from on chain (null for simulated sandbox deposits)' }),
     payment_intent: Nullable(Type.String(), { description: 'The intent whose exact amount it matched, if any' }),
     created_at: DateTime(),
     livemode: Type.Boolean(),
@@ -42,6 +43,7 @@ export function walletDepositView(r: WalletDepositRow): WalletDeposit {
     address: r.address,
     amount: r.amount,
     tx_hash: r.tx_hash,
+    sender: r.sender,
     payment_intent: r.payment_intent_id,
     created_at: isoTime(r.created_at),
     livemode: r.environment === 'live',

@@ -26,8 +26,16 @@ export async function findOpenAllocation(tx: Tx, intentId: string, network: stri
     .executeTakeFirst();
 }
 
-/** Releases open allocations on one address that no longer belong to an open intent of the merchant. */
-export async function releaseStale(tx: Tx, merchantId: string, slot: Slot, now: number): Promise<void> {
+/** How long an amount stays reserved after its intent ends, so that a late payment is never credited to another intent. */
+export const RESERVED_AFTER_END_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Releases open allocations on one address whose intent ended (or passed its expiry) more than
+ * RESERVED_AFTER_END_MS ago. Until then the amount stays reserved: a late transfer of it still finds its
+ * own (ended) intent and is kept as an unmatched deposit, never credited to another intent.
+ */
+export async function releaseStale(tx: Tx, slot: Slot, now: number): Promise<void> {
+  const before = now - RESERVED_AFTER_END_MS;
   await tx
     .updateTable('wallet_allocations')
     .set({ state: 'released' })
@@ -36,15 +44,18 @@ export async function releaseStale(tx: Tx, merchantId: string, slot: Slot, now: 
     .where('network', '=', slot.network)
     .where('asset', '=', slot.asset)
     .where('address', '=', slot.address)
-    .where((eb) =>
-      eb.or([
-        eb('expires_at', '<=', now),
-        eb(
-          'payment_intent_id',
-          'in',
-          eb.selectFrom('payment_intents').select('id').where('merchant_id', '=', merchantId).where('status', '<>', 'awaiting_payment'),
-        ),
-      ]),
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('payment_intents as pi')
+          .select('pi.id')
+          .whereRef('pi.id', '=', 'wallet_allocations.payment_intent_id')
+          .where((pi) =>
+            pi.or([
+              pi.and([pi('pi.status', '=', 'awaiting_payment'), pi('pi.expires_at', '<=', before)]),
+              pi.and([pi('pi.status', 'not in', ['awaiting_payment', 'confirming']), pi('pi.updated_at', '<=', before)]),
+            ]),
+          ),
+      ),
     )
     .execute();
 }
@@ -81,11 +92,6 @@ export async function findMatch(db: Q, slot: Slot, amount: string): Promise<Wall
     .executeTakeFirst();
 }
 
-/** Moves an open allocation to credited or released; nothing when it is no longer open. */
-export async function closeAllocation(db: Q, id: string, to: 'credited' | 'released'): Promise<void> {
-  await db.updateTable('wallet_allocations').set({ state: to }).where('id', '=', id).where('state', '=', 'open').execute();
-}
-
 export async function insertDeposit(db: Q, row: Insertable<WalletDepositsTable>): Promise<void> {
   await db.insertInto('wallet_deposits').values(row).execute();
 }
@@ -104,4 +110,14 @@ export async function listDeposits(
   let q = scopedRows(db, 'wallet_deposits', scope);
   if (filter.status) q = q.where('status', '=', filter.status);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
+}
+
+/** An unmatched deposit credited to an intent by the operator. */
+export async function creditDeposit(db: Q, id: string, intentId: string): Promise<void> {
+  await db
+    .updateTable('wallet_deposits')
+    .set({ status: 'credited', reason: null, payment_intent_id: intentId })
+    .where('id', '=', id)
+    .where('status', '=', 'unmatched')
+    .execute();
 }

@@ -1,0 +1,285 @@
+// The chain watcher of one network (DECISIONS "Live payment rails"; issue 16). Each tick, in the one
+// process holding the network's lease:
+// 1. scans the chain from the network's cursor (kept in the database, so after downtime it reads what it
+//    missed) for transfers of the configured tokens to the configured address, and records each once;
+//    a transfer of an open allocation's exact amount, asset and network moves its intent to `confirming`;
+// 2. reads every transfer still waiting for its depth again: at the depth it pays its intent (or is a
+//    duplicate payment, or an unmatched deposit with the reason); gone from the chain (a reorganisation),
+//    it never pays and the intent it was confirming is payable again.
+// Every outcome goes through the payment sink, and the transfer's own record changes in the same
+// transaction (a conditional update), so a crash or a second process never pays a transfer twice.
+import type { Logger } from 'pino';
+import { AppError } from '../../../shared/errors.js';
+import type { ChainTransferRow } from '../../../db/schema.js';
+import { transaction, type Db, type Q } from '../../../db/transaction.js';
+import type { Clock } from '../../../shared/clock.js';
+import { newId } from '../../../shared/ids.js';
+import { chainWatcherLag } from '../../../shared/metrics.js';
+import { Decimal, formatAmount, type SettlementAsset } from '../../../shared/money.js';
+import type { PaymentOutcomeSink } from '../rail.js';
+import * as walletRepo from '../wallet.repo.js';
+import type { ChainSource, ObservedTransfer, Recheck } from './chain-source.js';
+import * as repo from './chain.repo.js';
+
+export interface ChainWatcherDeps {
+  db: Db;
+  sink: PaymentOutcomeSink;
+  source: ChainSource;
+  /** Real time (live payments have no sandbox clock). */
+  clock: Clock;
+  logger?: Logger;
+}
+
+export interface TickResult {
+  head: number;
+  seen: number;
+  confirmed: number;
+  removed: number;
+}
+
+/** Another process (or an earlier run) moved the transfer first: roll back, nothing to do. */
+class AlreadyMoved extends Error {}
+
+/** Transfers read again per tick, at most. */
+const RECHECK_BATCH = 1000;
+
+export class ChainWatcher {
+  constructor(private readonly deps: ChainWatcherDeps) {}
+
+  get network(): string {
+    return this.deps.source.network;
+  }
+
+  /** One look at the chain. `keep` is asked between catch-up pages whether this process still holds the lease. */
+  async tick(keep?: () => Promise<boolean>): Promise<TickResult> {
+    const { db, source } = this.deps;
+    const head = await source.head();
+    const result: TickResult = { head, seen: 0, confirmed: 0, removed: 0 };
+    let cursor = (await repo.getCursor(db, source.network))?.cursor ?? source.initialCursor(head);
+    for (;;) {
+      const page = await source.scan(cursor, head);
+      for (const t of page.transfers) if (await this.observe(t)) result.seen++;
+      cursor = page.cursor;
+      await repo.saveCursor(db, source.network, cursor, head, this.deps.clock.nowMs());
+      const lag = source.lag(cursor, head);
+      if (lag !== null) chainWatcherLag.set({ network: source.network }, lag);
+      if (!page.more) break;
+      if (keep && !(await keep())) return result;
+    }
+    const pending = await repo.pendingTransfers(db, source.network, RECHECK_BATCH);
+    if (pending.length === 0) return result;
+    const answers = await source.recheck(
+      pending.map((t) => ({ txHash: t.tx_hash, eventIndex: t.event_index, token: t.token, amount: t.amount, block: t.block_number })),
+      head,
+    );
+    for (let i = 0; i < pending.length; i++) {
+      const moved = await this.settle(pending[i]!, answers[i]!);
+      if (moved === 'confirmed') result.confirmed++;
+      if (moved === 'removed') result.removed++;
+    }
+    return result;
+  }
+
+  /** Records a transfer read from the chain; true when it is new (or back after a reorganisation). */
+  private async observe(t: ObservedTransfer): Promise<boolean> {
+    const { db, source } = this.deps;
+    const now = this.deps.clock.nowMs();
+    const amount = formatAmount(new Decimal(t.amount), t.asset as SettlementAsset);
+    const existing = await repo.findTransfer(db, source.network, t.txHash, t.eventIndex);
+    if (existing) {
+      if (existing.state === 'removed' && (await repo.reopen(db, existing.id, t.block, now))) {
+        await this.sight({ ...existing, state: 'pending', block_number: t.block, confirming_intent_id: null });
+        return true;
+      }
+      if (existing.state === 'pending' && t.block !== null && existing.block_number !== t.block) {
+        await repo.setBlock(db, existing.id, t.block, now);
+      }
+      return false;
+    }
+    const match = await walletRepo.findMatch(
+      db,
+      { environment: 'live', network: source.network, asset: t.asset, address: source.address },
+      amount,
+    );
+    const row: ChainTransferRow = {
+      id: newId('chain_transfer'),
+      network: source.network,
+      tx_hash: t.txHash,
+      event_index: t.eventIndex,
+      asset: t.asset,
+      token: t.token,
+      sender: t.sender,
+      address: source.address,
+      amount,
+      block_number: t.block,
+      state: 'pending',
+      outcome: null,
+      reason: null,
+      merchant_id: match?.merchant_id ?? null,
+      payment_intent_id: match?.payment_intent_id ?? null,
+      confirming_intent_id: null,
+      deposit_id: null,
+      first_seen_at: now,
+      confirmed_at: null,
+      updated_at: now,
+    };
+    if (!(await repo.insertTransfer(db, row))) return false;
+    this.deps.logger?.info(
+      { network: row.network, tx_hash: row.tx_hash, amount, asset: row.asset, payment_intent: row.payment_intent_id },
+      'chain transfer seen',
+    );
+    await this.sight(row);
+    return true;
+  }
+
+  /** A transfer of an intent's exact amount first seen: the intent waits in `confirming` for the depth. */
+  private async sight(row: ChainTransferRow): Promise<void> {
+    if (!row.payment_intent_id || !row.merchant_id) return;
+    try {
+      await this.deps.sink.report(
+        { merchantId: row.merchant_id, environment: 'live' },
+        {
+          intentId: row.payment_intent_id,
+          method: 'external_wallet',
+          outcome: 'seen',
+          amount: new Decimal(row.amount),
+          providerReference: row.tx_hash,
+        },
+        async (tx, applied) => {
+          if (applied.ok && applied.outcome === 'seen')
+            await repo.setConfirming(tx, row.id, row.payment_intent_id!, this.deps.clock.nowMs());
+        },
+      );
+    } catch (err) {
+      // Not payable now (paid already, another transfer confirming it, expired, over a cap): the depth decides.
+      if (!(err instanceof AppError)) throw err;
+    }
+  }
+
+  private async settle(row: ChainTransferRow, answer: Recheck): Promise<'confirmed' | 'removed' | null> {
+    const now = this.deps.clock.nowMs();
+    switch (answer.state) {
+      case 'unknown':
+        return null;
+      case 'absent':
+        return (await this.remove(row)) ? 'removed' : null;
+      case 'present':
+        if (!answer.final) {
+          if (answer.block !== row.block_number) await repo.setBlock(this.deps.db, row.id, answer.block, now);
+          return null;
+        }
+        return (await this.confirm(row, answer.block)) ? 'confirmed' : null;
+    }
+  }
+
+  /** At depth, read again: pays its intent, or is a duplicate payment, or an unmatched deposit. */
+  private async confirm(row: ChainTransferRow, block: number): Promise<boolean> {
+    const { db } = this.deps;
+    const now = this.deps.clock.nowMs();
+    if (!row.payment_intent_id || !row.merchant_id) {
+      const done = await repo.markConfirmed(
+        db,
+        row.id,
+        { outcome: 'unmatched', reason: 'no_matching_payment', depositId: null, block },
+        now,
+      );
+      if (done) this.log(row, 'unmatched', 'no_matching_payment');
+      return done;
+    }
+    const merchantId = row.merchant_id;
+    const intentId = row.payment_intent_id;
+    const depositId = newId('wallet_deposit');
+    const record = async (tx: Q, outcome: 'credited' | 'duplicate' | 'unmatched', reason: string | null) => {
+      if (!(await repo.markConfirmed(tx, row.id, { outcome, reason, depositId, block }, now))) throw new AlreadyMoved();
+      await walletRepo.insertDeposit(tx, {
+        id: depositId,
+        merchant_id: merchantId,
+        environment: 'live',
+        network: row.network,
+        asset: row.asset,
+        address: row.address,
+        amount: row.amount,
+        tx_hash: row.tx_hash,
+        sender: row.sender,
+        status: outcome === 'unmatched' ? 'unmatched' : 'credited',
+        reason: outcome === 'duplicate' ? 'duplicate_payment' : reason,
+        payment_intent_id: intentId,
+        created_at: now,
+      });
+      this.log(row, outcome, reason);
+    };
+    try {
+      await this.deps.sink.report(
+        { merchantId, environment: 'live' },
+        { intentId, method: 'external_wallet', outcome: 'success', amount: new Decimal(row.amount), providerReference: row.tx_hash },
+        async (tx, applied) => {
+          if (applied.ok) await record(tx, applied.outcome === 'duplicate' ? 'duplicate' : 'credited', null);
+          else await record(tx, 'unmatched', applied.error.code);
+        },
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyMoved) return false;
+      if (!(err instanceof AppError)) throw err;
+      // Refused after being recorded (a cap, an ended intent): kept as unmatched with the reason. Refused
+      // before anything was written (the intent does not take wallet payments): record it now.
+      const still = await repo.findById(db, row.id);
+      if (still?.state !== 'pending') return true;
+      try {
+        await transaction(db, (tx) => record(tx, 'unmatched', err.code));
+      } catch (again) {
+        if (again instanceof AlreadyMoved) return false;
+        throw again;
+      }
+      return true;
+    }
+  }
+
+  /** Gone from the chain before its depth: never pays; the intent it was confirming is payable again. */
+  private async remove(row: ChainTransferRow): Promise<boolean> {
+    const now = this.deps.clock.nowMs();
+    this.deps.logger?.warn(
+      { network: row.network, tx_hash: row.tx_hash, payment_intent: row.confirming_intent_id },
+      'chain transfer removed by a reorganisation',
+    );
+    if (!row.confirming_intent_id || !row.merchant_id) return repo.markRemoved(this.deps.db, row.id, now);
+    let removed = false;
+    try {
+      await this.deps.sink.report(
+        { merchantId: row.merchant_id, environment: 'live' },
+        {
+          intentId: row.confirming_intent_id,
+          method: 'external_wallet',
+          outcome: 'reversed',
+          amount: new Decimal(row.amount),
+          providerReference: row.tx_hash,
+        },
+        async (tx) => {
+          if (!(await repo.markRemoved(tx, row.id, now))) throw new AlreadyMoved();
+          removed = true;
+        },
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof AlreadyMoved) return false;
+      if (!(err instanceof AppError)) throw err;
+      // The intent was no longer confirming by this transfer: only the transfer's record changes.
+      return removed || repo.markRemoved(this.deps.db, row.id, now);
+    }
+  }
+
+  private log(row: ChainTransferRow, outcome: string, reason: string | null): void {
+    this.deps.logger?.info(
+      {
+        network: row.network,
+        tx_hash: row.tx_hash,
+        amount: row.amount,
+        asset: row.asset,
+        payment_intent: row.payment_intent_id,
+        outcome,
+        reason,
+      },
+      'chain transfer confirmed',
+    );
+  }
+}

@@ -1,0 +1,446 @@
+// A local TronGrid for tests: an in-memory TRON chain of TRC-20 transfers behind TronGrid's own HTTP API,
+// written from its public documentation (developers.tron.network): the v1 per-account TRC-20 history with
+// its filters and fingerprint paging, and the java-tron node calls wallet/getnowblock and
+// wallet(solidity)/gettransactioninfobyid. A transfer is confirmed (solidified) once the head is 19 blocks
+// past it. Tests move the chain by hand: a transfer mines a block holding it, mine() adds empty blocks,
+// drop() takes a transfer away as a reorganisation would, failNext() makes the next requests fail. Each
+// control method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes.
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
+/** Blocks past a transfer before TronGrid calls it confirmed (solidified). */
+export const TRON_SOLIDIFY_DEPTH = 19;
+/** keccak256("Transfer(address,address,uint256)"), the first topic of a TRC-20 transfer log. */
+const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+export interface TronTransfer {
+  transaction_id: string;
+  /** Base58 address of the token contract. */
+  contract: string;
+  from: string;
+  to: string;
+  /** Base units (6 decimals for USDT/USDC), an integer string. */
+  value: string;
+  blockNumber: number;
+  block_timestamp: number;
+}
+
+export interface TronPeerRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  headers: http.IncomingHttpHeaders;
+}
+
+export interface TronPeer {
+  url: string;
+  port: number;
+  /** The head block number. */
+  readonly head: number;
+  /** The transfers on the chain (dropped ones are gone), oldest first. */
+  readonly transfers: readonly TronTransfer[];
+  /** Every request received, control calls (/__peer/…) excepted. */
+  requests: TronPeerRequest[];
+  /** Mines a new block holding this transfer. */
+  transfer(t: { contract?: string; from: string; to: string; value: string | number | bigint }): {
+    transaction_id: string;
+    blockNumber: number;
+  };
+  /** Adds n empty blocks; answers the new head. */
+  mine(n?: number): number;
+  /** Takes the transfer off the chain, as a reorganisation would; answers whether it was there. */
+  drop(transaction_id: string): boolean;
+  /** The next n requests (any endpoint but /__peer/…) answer this HTTP status with a JSON error. */
+  failNext(n?: number, status?: number): void;
+  /** Timestamp (ms) of a block. */
+  blockTimestamp(blockNumber: number): number;
+  close(): Promise<void>;
+}
+
+// ---- base58check TRON addresses ----
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+function base58Encode(bytes: Uint8Array): string {
+  let n = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+  let out = '';
+  while (n > 0n) {
+    out = ALPHABET[Number(n % 58n)]! + out;
+    n /= 58n;
+  }
+  for (const b of bytes) {
+    if (b !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}
+
+function base58Decode(s: string): Buffer | null {
+  let n = 0n;
+  for (const c of s) {
+    const i = ALPHABET.indexOf(c);
+    if (i < 0) return null;
+    n = n * 58n + BigInt(i);
+  }
+  let hex = n === 0n ? '' : n.toString(16);
+  if (hex.length % 2) hex = `0${hex}`;
+  let zeros = 0;
+  while (s[zeros] === '1') zeros++;
+  return Buffer.concat([Buffer.alloc(zeros), Buffer.from(hex, 'hex')]);
+}
+
+const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
+const checksum = (payload: Uint8Array) => sha256(sha256(payload)).subarray(0, 4);
+
+/** Base58check of 0x41 + 20 bytes. */
+export function tronAddressFromHex(hex21: string): string {
+  const payload = Buffer.from(hex21, 'hex');
+  return base58Encode(Buffer.concat([payload, checksum(payload)]));
+}
+
+/** The 21-byte payload (0x41 + 20 bytes) of a base58check TRON address, as hex; null when not one. */
+export function tronAddressToHex(address: string): string | null {
+  const raw = base58Decode(address);
+  if (!raw || raw.length !== 25 || raw[0] !== 0x41) return null;
+  const payload = raw.subarray(0, 21);
+  if (!checksum(payload).equals(raw.subarray(21))) return null;
+  return payload.toString('hex');
+}
+
+/** A valid TRON address made from a seed: 0x41 + the first 20 bytes of sha256(seed). */
+export function tronAddressFromSeed(seed: string): string {
+  return tronAddressFromHex(`41${sha256(seed).subarray(0, 20).toString('hex')}`);
+}
+
+/** Base58, 41-prefixed hex or 0x-prefixed hex (as TronGrid accepts) → base58; null when none of them. */
+function normalizeAddress(a: string): string | null {
+  if (/^41[0-9a-fA-F]{40}$/.test(a)) return tronAddressFromHex(a.toLowerCase());
+  if (/^0x[0-9a-fA-F]{40}$/.test(a)) return tronAddressFromHex(`41${a.slice(2).toLowerCase()}`);
+  return tronAddressToHex(a) ? a : null;
+}
+
+const TOKENS: Record<string, { symbol: string; name: string }> = {
+  [TRON_USDT]: { symbol: 'USDT', name: 'Tether USD' },
+  [TRON_USDC]: { symbol: 'USDC', name: 'USD Coin' },
+};
+const tokenInfo = (contract: string) => {
+  const t = TOKENS[contract] ?? { symbol: 'TOKEN', name: 'Token' };
+  return { symbol: t.symbol, address: contract, decimals: 6, name: t.name };
+};
+
+const word = (hex: string) => hex.padStart(64, '0');
+
+// ---- the peer ----
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+class BadRequest extends Error {}
+
+export async function startTronPeer(opts: { port?: number; host?: string; blockIntervalMs?: number } = {}): Promise<TronPeer> {
+  const host = opts.host ?? '127.0.0.1';
+  const interval = opts.blockIntervalMs ?? 3000;
+  const genesisHeight = 1000;
+  const genesisMs = Date.now();
+  let head = genesisHeight;
+  const transfers: TronTransfer[] = [];
+  const requests: TronPeerRequest[] = [];
+  let failures = 0;
+  let failStatus = 503;
+  const blockSalt = randomBytes(8).toString('hex');
+
+  const blockTimestamp = (n: number) => genesisMs + (n - genesisHeight) * interval;
+  // java-tron's blockID: the block number in the first 8 bytes, then 24 bytes of the block's hash.
+  const blockId = (n: number) => n.toString(16).padStart(16, '0') + sha256(`${blockSalt}:${n}`).toString('hex').slice(16);
+  const confirmed = (t: TronTransfer) => head - t.blockNumber >= TRON_SOLIDIFY_DEPTH;
+
+  const control = {
+    transfer(t: { contract?: string; from: string; to: string; value: string | number | bigint }) {
+      const contract = normalizeAddress(t.contract ?? TRON_USDT);
+      const from = normalizeAddress(String(t.from));
+      const to = normalizeAddress(String(t.to));
+      if (!contract || !from || !to) throw new BadRequest('transfer: contract, from and to must be TRON addresses');
+      const value = String(t.value);
+      if (!/^\d+$/.test(value)) throw new BadRequest('transfer: value must be a non-negative integer (base units)');
+      head++;
+      const record: TronTransfer = {
+        transaction_id: randomBytes(32).toString('hex'),
+        contract,
+        from,
+        to,
+        value: BigInt(value).toString(),
+        blockNumber: head,
+        block_timestamp: blockTimestamp(head),
+      };
+      transfers.push(record);
+      return { transaction_id: record.transaction_id, blockNumber: record.blockNumber };
+    },
+    mine(n = 1) {
+      if (!Number.isInteger(n) || n < 0) throw new BadRequest('mine: n must be a non-negative integer');
+      head += n;
+      return head;
+    },
+    drop(transaction_id: string) {
+      const i = transfers.findIndex((t) => t.transaction_id === transaction_id.toLowerCase());
+      if (i < 0) return false;
+      transfers.splice(i, 1);
+      return true;
+    },
+    failNext(n = 1, status = 503) {
+      failures = n;
+      failStatus = status;
+    },
+  };
+
+  const tronError = (status: number, error: string): Answer => ({ status, body: { success: false, error, statusCode: status } });
+
+  function trc20History(req: http.IncomingMessage, address: string, query: URLSearchParams): Answer {
+    // TronGrid takes query parameters in snake_case or camelCase.
+    const q = (name: string) => query.get(name) ?? query.get(name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())) ?? undefined;
+    const flag = (name: string) => q(name) === 'true';
+    const account = normalizeAddress(address);
+    if (!account) return tronError(400, `Invalid address provided: ${address}`);
+    const contractParam = q('contract_address');
+    const contract = contractParam === undefined ? undefined : normalizeAddress(contractParam);
+    if (contract === null) return tronError(400, `Invalid contract_address provided: ${contractParam}`);
+    if (flag('only_confirmed') && flag('only_unconfirmed'))
+      return tronError(400, 'only_confirmed and only_unconfirmed cannot be used together');
+    const limitParam = q('limit');
+    const limit = limitParam === undefined ? 20 : Number(limitParam);
+    if (!Number.isInteger(limit) || limit < 1) return tronError(400, `Invalid limit provided: ${limitParam}`);
+    const pageSize = Math.min(limit, 200);
+    const orderBy = q('order_by') ?? 'block_timestamp,desc';
+    if (orderBy !== 'block_timestamp,desc' && orderBy !== 'block_timestamp,asc')
+      return tronError(400, `Invalid order_by provided: ${orderBy}`);
+    const asc = orderBy.endsWith(',asc');
+    const time = (name: string): number | undefined | null => {
+      const v = q(name);
+      if (v === undefined) return undefined;
+      const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+      return Number.isNaN(n) ? null : n;
+    };
+    const minTs = time('min_timestamp');
+    const maxTs = time('max_timestamp');
+    if (minTs === null || maxTs === null) return tronError(400, 'Invalid min_timestamp or max_timestamp provided');
+
+    let cursor: { t: number; b: number; id: string } | undefined;
+    const fp = q('fingerprint');
+    if (fp !== undefined) {
+      try {
+        cursor = JSON.parse(Buffer.from(fp, 'base64url').toString('utf8')) as { t: number; b: number; id: string };
+        if (typeof cursor.t !== 'number' || typeof cursor.b !== 'number' || typeof cursor.id !== 'string') throw new Error();
+      } catch {
+        return tronError(400, `Invalid fingerprint provided: ${fp}`);
+      }
+    }
+    // Ascending order key; the page goes on strictly after the cursor in the asked order.
+    const cmp = (a: { t: number; b: number; id: string }, b: { t: number; b: number; id: string }) =>
+      a.t - b.t || a.b - b.b || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const key = (t: TronTransfer) => ({ t: t.block_timestamp, b: t.blockNumber, id: t.transaction_id });
+
+    const matching = transfers
+      .filter((t) => t.to === account || t.from === account)
+      .filter((t) => (!flag('only_to') || t.to === account) && (!flag('only_from') || t.from === account))
+      .filter((t) => contract === undefined || t.contract === contract)
+      .filter((t) => (flag('only_confirmed') ? confirmed(t) : flag('only_unconfirmed') ? !confirmed(t) : true))
+      .filter((t) => (minTs === undefined || t.block_timestamp >= minTs) && (maxTs === undefined || t.block_timestamp <= maxTs))
+      .sort((a, b) => (asc ? cmp(key(a), key(b)) : cmp(key(b), key(a))))
+      .filter((t) => !cursor || (asc ? cmp(key(t), cursor) > 0 : cmp(key(t), cursor) < 0));
+    const page = matching.slice(0, pageSize);
+    const more = matching.length > pageSize;
+    const meta: Record<string, unknown> = { at: Date.now(), page_size: page.length };
+    if (more) {
+      const fingerprint = Buffer.from(JSON.stringify(key(page[page.length - 1]!))).toString('base64url');
+      const next = new URLSearchParams(query);
+      next.delete('fingerprint');
+      next.set('fingerprint', fingerprint);
+      meta['fingerprint'] = fingerprint;
+      meta['links'] = {
+        next: `http://${req.headers.host ?? `${host}:${port}`}/v1/accounts/${address}/transactions/trc20?${next.toString()}`,
+      };
+    }
+    return {
+      status: 200,
+      body: {
+        data: page.map((t) => ({
+          transaction_id: t.transaction_id,
+          token_info: tokenInfo(t.contract),
+          block_timestamp: t.block_timestamp,
+          from: t.from,
+          to: t.to,
+          type: 'Transfer',
+          value: t.value,
+        })),
+        success: true,
+        meta,
+      },
+    };
+  }
+
+  function transactionInfo(body: unknown, query: URLSearchParams, solidified: boolean): Answer {
+    const value = body && typeof body === 'object' && 'value' in body ? (body as { value: unknown }).value : query.get('value');
+    if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value))
+      return { status: 200, body: { Error: 'class java.lang.IllegalArgumentException : Invalid transaction id' } };
+    const t = transfers.find((x) => x.transaction_id === value.toLowerCase());
+    if (!t || (solidified && !confirmed(t))) return { status: 200, body: {} };
+    const contractHex = tronAddressToHex(t.contract)!;
+    return {
+      status: 200,
+      body: {
+        id: t.transaction_id,
+        fee: 0,
+        blockNumber: t.blockNumber,
+        blockTimeStamp: t.block_timestamp,
+        contractResult: [''],
+        contract_address: contractHex,
+        receipt: { energy_usage_total: 0, result: 'SUCCESS' },
+        log: [
+          {
+            address: contractHex.slice(2),
+            topics: [TRANSFER_TOPIC, word(tronAddressToHex(t.from)!.slice(2)), word(tronAddressToHex(t.to)!.slice(2))],
+            data: word(BigInt(t.value).toString(16)),
+          },
+        ],
+      },
+    };
+  }
+
+  function nowBlock(n: number): Answer {
+    return {
+      status: 200,
+      body: {
+        blockID: blockId(n),
+        block_header: {
+          raw_data: {
+            number: n,
+            txTrieRoot: '0'.repeat(64),
+            witness_address: '41' + sha256('witness').subarray(0, 20).toString('hex'),
+            parentHash: blockId(n - 1),
+            version: 30,
+            timestamp: blockTimestamp(n),
+          },
+          witness_signature: sha256(`sig:${n}`).toString('hex').repeat(2) + '00',
+        },
+      },
+    };
+  }
+
+  function controlCall(name: string, body: unknown): Answer {
+    const args = Array.isArray(body) ? body : [];
+    const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    try {
+      switch (name) {
+        case 'transfer':
+          return { status: 200, body: control.transfer((args[0] ?? obj) as Parameters<typeof control.transfer>[0]) };
+        case 'mine':
+          return { status: 200, body: { head: control.mine(Number(args[0] ?? obj['n'] ?? 1)) } };
+        case 'drop':
+          return { status: 200, body: { dropped: control.drop(String(args[0] ?? obj['transaction_id'] ?? '')) } };
+        case 'failNext':
+          control.failNext(Number(args[0] ?? obj['n'] ?? 1), Number(args[1] ?? obj['status'] ?? 503));
+          return { status: 200, body: { ok: true } };
+        case 'requests':
+          return { status: 200, body: requests };
+        case 'head':
+          return { status: 200, body: { head, timestamp: blockTimestamp(head) } };
+        default:
+          return { status: 404, body: { error: `unknown control method ${name}` } };
+      }
+    } catch (e) {
+      return { status: 400, body: { error: (e as Error).message } };
+    }
+  }
+
+  function route(req: http.IncomingMessage, path: string, query: URLSearchParams, body: unknown): Answer {
+    const method = req.method ?? 'GET';
+    const history = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20\/?$/.exec(path);
+    if (history) {
+      if (method !== 'GET') return tronError(405, 'Method Not Allowed');
+      return trc20History(req, decodeURIComponent(history[1]!), query);
+    }
+    if (method !== 'GET' && method !== 'POST') return tronError(405, 'Method Not Allowed');
+    switch (path) {
+      case '/wallet/getnowblock':
+        return nowBlock(head);
+      case '/walletsolidity/getnowblock':
+        return nowBlock(Math.max(genesisHeight, head - TRON_SOLIDIFY_DEPTH));
+      case '/wallet/gettransactioninfobyid':
+        return transactionInfo(body, query, false);
+      case '/walletsolidity/gettransactioninfobyid':
+        return transactionInfo(body, query, true);
+      default:
+        return tronError(404, `Not Found: ${path}`);
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://peer');
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = undefined;
+      let badJson = false;
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          body = raw;
+          badJson = true;
+        }
+      }
+      const answer = ((): Answer => {
+        const ctl = /^\/__peer\/([A-Za-z]+)$/.exec(url.pathname);
+        if (ctl) return badJson ? { status: 400, body: { error: 'invalid JSON' } } : controlCall(ctl[1]!, body);
+        requests.push({
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          body,
+          headers: req.headers,
+        });
+        if (failures > 0) {
+          failures--;
+          return tronError(failStatus, http.STATUS_CODES[failStatus] ?? 'Error');
+        }
+        if (badJson) return { status: 200, body: { Error: 'class org.json.JSONException : invalid JSON' } };
+        return route(req, url.pathname, url.searchParams, body);
+      })();
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: opts.port ?? 0, host }, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    get head() {
+      return head;
+    },
+    get transfers() {
+      return transfers;
+    },
+    requests,
+    transfer: control.transfer,
+    mine: control.mine,
+    drop: control.drop,
+    failNext: control.failNext,
+    blockTimestamp,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
