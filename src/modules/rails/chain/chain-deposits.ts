@@ -91,7 +91,7 @@ export class ChainDeposits {
       );
     }
     const row = open[0]!;
-    const intent = await db.selectFrom('payment_intents').selectAll().where('id', '=', intentId).executeTakeFirst();
+    const intent = await repo.findIntentById(db, intentId);
     if (!intent) throw new AppError('resource_missing', `No such payment intent: '${intentId}'`, { param: 'intent' });
     if (intent.environment !== 'live') {
       throw new AppError('intent_not_payable', 'An on-chain deposit can only be credited to a live payment intent.', { param: 'intent' });
