@@ -13,7 +13,10 @@ import { startAnvil, type Anvil } from './helpers/anvil.js';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { cliRunner } from './helpers/cli.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
-import { freePorts } from './helpers/server-process.js';
+import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { createMerchant } from '../src/modules/merchants/index.js';
+import { systemClock } from '../src/shared/clock.js';
 
 const CONFIRMATIONS = 3;
 
@@ -329,4 +332,128 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     const other = await liveIntent({ amount: '75.00' });
     expect((await cli.fails('deposits', 'claim', sent.hash, '--intent', other.id, '--json')).code).toBe('deposit_already_credited');
   });
+});
+
+// Two real server processes on one PostgreSQL database watch one chain: one holds the network's lease and
+// reads the chain; when it dies, the other takes over from the cursor in the database. Every payment is
+// paid once. SQLite serves one process, so this runs on PostgreSQL only.
+describe.skipIf(ENGINE !== 'postgres')('two processes, one chain watcher (PostgreSQL)', () => {
+  let chain: Anvil;
+  let usdt: Address;
+  let db: TestDatabase;
+  let check: Database;
+  const procs: ServerProcess[] = [];
+  let liveKey = '';
+  const payee = getAddress(`0x${randomBytes(20).toString('hex')}`);
+
+  beforeAll(async () => {
+    chain = await startAnvil();
+    usdt = await chain.deployToken('USDT');
+    await chain.mint(usdt, chain.accounts[0]!, '1000000');
+    db = await createTestDatabase();
+    const env = {
+      COWRIE_CHAIN_POLL_MS: '100',
+      COWRIE_CHAIN_BASE_RPC_URLS: chain.url,
+      COWRIE_CHAIN_BASE_ADDRESS: payee,
+      COWRIE_CHAIN_BASE_USDT: usdt,
+      COWRIE_CHAIN_BASE_USDC: getAddress(`0x${randomBytes(20).toString('hex')}`),
+      COWRIE_CHAIN_BASE_CONFIRMATIONS: String(CONFIRMATIONS),
+    };
+    const first = await spawnServer(db.url, env);
+    procs.push(first);
+    await first.ready;
+    const second = await spawnServer(db.url, env);
+    procs.push(second);
+    await second.ready;
+    check = openDatabase(db.url);
+    liveKey = (await createMerchant(check.db, systemClock, { name: 'Chain shop', verified: true })).keys.live_secret!;
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const p of procs) await killHard(p);
+    await check?.close();
+    await db?.drop();
+    await chain?.stop();
+  });
+
+  /** An intent created on one process, its wallet amount allocated on the other. */
+  async function payable(i: number) {
+    const created = await api(procs[i % 2]!.livePort, liveKey, 'POST', '/payment-intents', {
+      amount: '12.00',
+      currency: 'USD',
+      settlement_currency: 'USDT',
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const port = procs[(i + 1) % 2]!.livePort;
+    const server = { url: (_env: string, path = '') => `http://127.0.0.1:${port}${path}` } as unknown as TestServer;
+    const page = await openCheckout(server, created.json.checkout_url, 'live');
+    const r = await pay(server, page, { method: 'external_wallet', network: 'base' });
+    expect(r.status, r.text).toBe(200);
+    return { id: created.json.id as string, amount: r.json.next_action.amount as string };
+  }
+  const statusOf = async (id: string) =>
+    (await check.db.selectFrom('payment_intents').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  const seenBy = (p: ServerProcess) =>
+    p
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('"chain transfer seen"')).length;
+
+  it('one process watches the chain; when it dies the other takes over; every payment is paid once', async () => {
+    const first = await Promise.all([0, 1, 2, 3].map((i) => payable(i)));
+    for (const p of first) await chain.transfer(usdt, payee, p.amount);
+    await chain.mine(CONFIRMATIONS);
+    for (const p of first)
+      await waitFor(
+        `${p.id} paid`,
+        () => statusOf(p.id),
+        (st) => st === 'paid',
+      );
+    const lease = await check.db.selectFrom('leases').selectAll().where('name', '=', 'chain-watch:base').executeTakeFirstOrThrow();
+    const counts = procs.map(seenBy);
+    // One watcher saw every transfer; the other none.
+    expect(counts.sort()).toEqual([0, 4]);
+    const holder = procs.find((p) => seenBy(p) === 4)!;
+    expect(lease.holder).toContain(`:${holder.child.pid}:`);
+
+    // The watcher dies mid-work: the other process takes its lease over when it runs out and goes on.
+    await killHard(holder);
+    const other = procs.find((p) => p !== holder)!;
+    const second = await Promise.all(
+      [0, 1].map(async () => {
+        const created = await api(other.livePort, liveKey, 'POST', '/payment-intents', {
+          amount: '13.00',
+          currency: 'USD',
+          settlement_currency: 'USDT',
+        });
+        const server = { url: (_env: string, path = '') => `http://127.0.0.1:${other.livePort}${path}` } as unknown as TestServer;
+        const page = await openCheckout(server, created.json.checkout_url, 'live');
+        const r = await pay(server, page, { method: 'external_wallet', network: 'base' });
+        return { id: created.json.id as string, amount: r.json.next_action.amount as string };
+      }),
+    );
+    for (const p of second) await chain.transfer(usdt, payee, p.amount);
+    await chain.mine(CONFIRMATIONS);
+    for (const p of second)
+      await waitFor(
+        `${p.id} paid`,
+        () => statusOf(p.id),
+        (st) => st === 'paid',
+        20_000,
+      );
+    expect(seenBy(other)).toBe(2);
+    const paidEvents = await check.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('type', '=', 'payment_intent.paid')
+      .where(
+        'payment_intent_id',
+        'in',
+        [...first, ...second].map((p) => p.id),
+      )
+      .executeTakeFirstOrThrow();
+    expect(Number(paidEvents.n)).toBe(6);
+    const transfers = await check.db.selectFrom('chain_transfers').select(['outcome']).execute();
+    expect(transfers.map((t) => t.outcome)).toEqual(Array(6).fill('credited'));
+  }, 60_000);
 });

@@ -45,7 +45,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
           checked++;
         }
       }
-      expect(checked).toBe(64 - 8);
+      expect(checked).toBe(64 - 9);
       expect(await row(pi.id)).toEqual(real);
       expect(await eventCount()).toBe(before);
     });
