@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { startCowrie, type Running } from '../src/main.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
-import { startAnvil, type Anvil } from '../test/helpers/anvil.js';
+import { startAnvil, testToken, type Anvil } from '../test/helpers/anvil.js';
 import { freePorts } from '../test/helpers/server-process.js';
 import { withPgDatabase } from './lib.js';
 
@@ -79,8 +79,17 @@ async function catchUp(engine: string, databaseUrl: string): Promise<void> {
       const intents = await intentsWithAmounts(running, TRANSFERS);
       const spacing = Math.floor(BLOCKS / TRANSFERS);
       const t0 = Date.now();
+      const abi = testToken().abi;
       for (const pi of intents) {
-        await anvil.transfer(usdt, payee, pi.amount);
+        // Anvil mines each transaction as it arrives (automine): no need to wait for the receipt.
+        await anvil.wallet.writeContract({
+          address: usdt,
+          abi,
+          functionName: 'transfer',
+          args: [payee, BigInt(Math.round(Number(pi.amount) * 1e6))],
+          account: anvil.accounts[0]!,
+          chain: null,
+        });
         if (spacing > 1) await anvil.mine(spacing - 1);
       }
       await anvil.mine(CONFIRMATIONS);
@@ -132,7 +141,7 @@ async function sightingDelay(engine: string, databaseUrl: string): Promise<void>
       for (const pi of intents) {
         const hash = await anvil.wallet.writeContract({
           address: usdt,
-          abi: (await import('../test/helpers/anvil.js')).testToken().abi,
+          abi: testToken().abi,
           functionName: 'transfer',
           args: [payee, BigInt(Math.round(Number(pi.amount) * 1e6))],
           account: anvil.accounts[0]!,

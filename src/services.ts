@@ -95,15 +95,16 @@ export async function buildServices(config: Config, database: Database, opts: { 
     const networks = new Map<WalletNetwork, ChainRailNetwork>();
     for (const [i, source] of sources.entries()) {
       const chain = config.chains[i]!;
-      let chainId: number | undefined;
-      if (source.chainId) {
-        // EIP-681 requests name the chain the node serves (a test chain is not mainnet); asked once.
-        source.chainId().then(
-          (id) => (chainId = id),
-          (err: unknown) => opts.logger.warn({ err, network: chain.network }, 'could not read the chain id; payment requests name mainnet'),
-        );
-      }
-      networks.set(chain.network, { address: source.address, tokens: chain.tokens, chainId: () => chainId });
+      // EIP-681 requests name the chain the node serves (a testnet or a local chain is not mainnet): asked
+      // once, at the first wallet payment on the network; mainnet's id is named when the node cannot tell.
+      let chainId: Promise<number | undefined> | undefined;
+      const askChainId = () =>
+        (chainId ??= source.chainId!().catch((err: unknown) => {
+          opts.logger.warn({ err, network: chain.network }, 'could not read the chain id; payment requests name mainnet');
+          chainId = undefined;
+          return undefined;
+        }));
+      networks.set(chain.network, { address: source.address, tokens: chain.tokens, ...(source.chainId ? { chainId: askChainId } : {}) });
     }
     rails.register('live', new ChainRail({ db, clocks, networks }));
   }

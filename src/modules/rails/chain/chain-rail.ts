@@ -13,8 +13,8 @@ import { allocateWalletAmount } from '../sandbox-wallet.js';
 export interface ChainRailNetwork {
   address: string;
   tokens: Readonly<Record<StableAsset, string>>;
-  /** EVM: the chain id for EIP-681 payment requests, once the node has told it. */
-  chainId?: () => number | undefined;
+  /** EVM: the chain id for EIP-681 payment requests, as the node tells it (undefined when it cannot). */
+  chainId?: () => Promise<number | undefined>;
 }
 
 export class ChainRail implements PaymentRail {
@@ -40,7 +40,7 @@ export class ChainRail implements PaymentRail {
       (n) => this.opts.networks.get(n)?.address ?? null,
     );
     const net = this.opts.networks.get(wallet.network)!;
-    const chainId = net.chainId?.();
+    const chainId = await net.chainId?.();
     return {
       state: 'pending',
       reference: `${request.intent.id}/${wallet.network}`,
