@@ -320,7 +320,7 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     const ok = results.filter((r) => r.code === 0);
     expect(ok, JSON.stringify(results)).toHaveLength(1);
     for (const r of results.filter((x) => x.code !== 0)) {
-      expect(['deposit_already_credited', 'intent_not_payable']).toContain(JSON.parse(r.out).error.code);
+      expect(['deposit_already_credited', 'intent_not_payable'], r.out).toContain(JSON.parse(r.out).error.code);
     }
     expect(JSON.parse(ok[0]!.out).deposit).toMatchObject({ outcome: 'claimed', payment_intent: pi.id, merchant: merchant.merchant.id });
     const paid = await intentNow(pi.id);

@@ -54,11 +54,14 @@ port.on('message', (m: Request | { close: true }) => {
   }
   if ('script' in m) {
     // Statements run in order; the first failure stops the script. An atomic script is a transaction of
-    // its own: BEGIN first, COMMIT last, and ROLLBACK on any failure, so it never leaves one open.
+    // its own: BEGIN first, COMMIT last, and ROLLBACK on any failure, so it never leaves one open. IMMEDIATE,
+    // as every transaction here: the write lock is taken at BEGIN (waiting busy_timeout for another process,
+    // such as a CLI command beside the server), never at a transaction's first write, where a snapshot that
+    // another process wrote past fails at once with SQLITE_BUSY.
     const results: Result[] = [];
     let i = 0;
     try {
-      if (m.atomic) prepare('begin').run();
+      if (m.atomic) prepare('begin immediate').run();
       for (; i < m.script.length; i++) results.push(run(m.script[i]!.sql, m.script[i]!.params));
       if (m.atomic) prepare('commit').run();
     } catch (err) {
