@@ -175,6 +175,16 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     expect(await transferOf(again.hash)).toMatchObject({ outcome: 'duplicate', payment_intent_id: pi.id });
     expect((await eventTypes(pi.id)).at(-1)).toBe('payment_intent.duplicate_payment');
     expect((await intentNow(pi.id)).provider_reference).toBe(sent.hash);
+
+    // A refund of a wallet payment is a new on-chain send the operator makes: requested, with the return address.
+    const refund = await s.call('live', 'POST', '/refunds', {
+      key: key(),
+      body: { payment_intent: pi.id, return_address: base.accounts[0] },
+      headers: { 'idempotency-key': `refund-${pi.id}` },
+    });
+    expect(refund.status, refund.text).toBe(201);
+    expect(refund.json).toMatchObject({ status: 'requested', return_address: base.accounts[0], payment_intent: pi.id });
+    expect((await intentNow(pi.id)).status).toBe('paid');
   });
 
   it('a wrong amount, a wrong token and a wrong network are unmatched deposits; the intent keeps waiting', async () => {
