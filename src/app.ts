@@ -13,6 +13,7 @@ import { serializerCompiler, validatorCompiler } from './http/validation.js';
 import { authRoutes } from './modules/auth/index.js';
 import { balanceRoutes } from './modules/balances/index.js';
 import { checkoutRoutes } from './modules/checkout/index.js';
+import { consoleRoutes } from './modules/console/index.js';
 import { mpesaCallbackRoutes } from './modules/rails/index.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { docsRoutes } from './modules/docs/index.js';
@@ -104,6 +105,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   registerHealth(app, deps.database);
   await app.register(docsRoutes);
   await app.register(checkoutRoutes, { deps });
+  await app.register(consoleRoutes, { deps });
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
   await app.register(
     async (v1) => {

@@ -6,6 +6,7 @@ import type { Database } from './db/database.js';
 import type { Db } from './db/transaction.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { RunTimeJobs } from './jobs/time-jobs.js';
+import type { ConsoleAuth } from './modules/console/index.js';
 import type { CustomerService } from './modules/customers/index.js';
 import type { IntentService, PaymentService } from './modules/payment-intents/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
@@ -44,5 +45,7 @@ export interface Services {
   chainWatchers: ChainWatcher[];
   /** The operator's list of on-chain deposits and the claim of an unmatched one. */
   chainDeposits: ChainDeposits;
+  /** The merchant console's users, sessions and audit log. */
+  console: ConsoleAuth;
   runTimeJobs: RunTimeJobs;
 }

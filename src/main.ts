@@ -10,6 +10,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { startTimeJobs } from './jobs/time-jobs.js';
 import { startDeliveryWorker } from './jobs/webhook-worker.js';
 import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
+import { createConsoleUser } from './modules/console/index.js';
 import { forceCloseListeners, startListeners, type Listeners } from './server.js';
 import { Lease } from './db/leases.js';
 import { startChainWatchers } from './jobs/chain-watchers.js';
@@ -31,7 +32,7 @@ export interface Running {
   clock: Clock;
   logger: Logger;
   /** The demo merchant created on this start (first start on an empty database), else null. */
-  demo: CreatedMerchant | null;
+  demo: DemoSeed | null;
   stop(): Promise<void>;
   /**
    * Graceful shutdown: stops accepting, answers the requests in flight, finishes or releases the webhook
@@ -79,7 +80,7 @@ export async function startCowrie(
   try {
     if (!opts.skipMigrations) await migrateToLatest(database);
     await database.fill();
-    const demo = opts.seedDemo === false ? null : await seedDemoMerchant(database.db, clock);
+    const demo = opts.seedDemo === false ? null : await seedDemo(database.db, clock, `${new URL(config.sandboxUrl).origin}/console`);
     setMetricsEnabled(config.metricsPort !== 0);
     if (config.metricsPort !== 0) {
       setQueueDepthSource(() => countPendingDeliveries(database.db));
@@ -164,7 +165,20 @@ export async function startCowrie(
   }
 }
 
-export function printDemoBanner(demo: CreatedMerchant, config: Config, write: (s: string) => void): void {
+/** What a first start creates: the demo merchant, its keys, and its console owner (credentials shown once). */
+export type DemoSeed = CreatedMerchant & { console: { url: string; email: string; password: string } };
+
+export const DEMO_OWNER_EMAIL = 'owner@demo.cowrie.local';
+
+/** The demo merchant and its console owner, on a first start (an empty database); null otherwise. */
+export async function seedDemo(db: Database['db'], clock: Clock, consoleUrl = ''): Promise<DemoSeed | null> {
+  const demo = await seedDemoMerchant(db, clock);
+  if (!demo) return null;
+  const owner = await createConsoleUser(db, clock, demo.merchant.id, DEMO_OWNER_EMAIL, 'owner');
+  return { ...demo, console: { url: consoleUrl, email: owner.user.email, password: owner.password } };
+}
+
+export function printDemoBanner(demo: DemoSeed, config: Config, write: (s: string) => void): void {
   write(
     [
       '',
@@ -172,6 +186,9 @@ export function printDemoBanner(demo: CreatedMerchant, config: Config, write: (s
       `  merchant:              ${demo.merchant.id} (${demo.merchant.name})`,
       `  sandbox secret key:    ${demo.keys.test_secret}`,
       `  sandbox publishable:   ${demo.keys.test_publishable}`,
+      `  console:               ${new URL(config.sandboxUrl).origin}/console`,
+      `  console owner:         ${demo.console.email}`,
+      `  console password:      ${demo.console.password}`,
       '',
       'Try it:',
       `  curl ${config.sandboxUrl}/auth/verify -H "Authorization: Bearer ${demo.keys.test_secret}"`,

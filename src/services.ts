@@ -5,7 +5,8 @@ import { originOf, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { sandboxOffsets } from './db/sandbox-offsets.js';
 import type { Services } from './deps.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { createRateLimiter, createWindowLimiter } from './http/rate-limit.js';
+import { ConsoleAuth, LOGINS_PER_MINUTE } from './modules/console/index.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
 import { IntentService, PaymentService, checkoutUrlFor, type PaymentReport, type WithinOutcome } from './modules/payment-intents/index.js';
@@ -131,6 +132,11 @@ export async function buildServices(config: Config, database: Database, opts: { 
     mpesa,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, sink, clock: clocks.base }),
+    console: new ConsoleAuth({
+      db,
+      clock: clocks.base,
+      loginLimiter: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    }),
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();

@@ -93,6 +93,20 @@ describe(`first start of the server process (${ENGINE})`, () => {
       expect(customers.status, JSON.stringify(customers.json)).toBe(200);
       expect(customers.json).toMatchObject({ object: 'list', data: [], has_more: false });
 
+      // Beside the key: the console's URL, the demo owner's email and a generated password, which signs in.
+      expect(p.stdout()).toContain(`console:               http://localhost:${p.sandboxPort}/console`);
+      expect(p.stdout()).toContain('console owner:         owner@demo.cowrie.local');
+      const password = /console password:\s+([A-Za-z0-9]{20})/.exec(p.stdout())?.[1];
+      expect(password).toBeDefined();
+      const signIn = await fetch(`http://127.0.0.1:${p.sandboxPort}/console/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: 'owner@demo.cowrie.local', password: password! }).toString(),
+        redirect: 'manual',
+      });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get('set-cookie')).toMatch(/^cowrie_console=/);
+
       // The live listener is up too, and answers a sandbox key as the wrong environment.
       const onLive = await get(p.livePort, '/v1/auth/verify', demoKey);
       expect(onLive.status).toBe(400);
@@ -107,6 +121,7 @@ describe(`first start of the server process (${ENGINE})`, () => {
       await p.ready;
       expect(p.stdout()).not.toMatch(/cwk_(test|live)_/);
       expect(p.stdout()).not.toMatch(/demo merchant/i);
+      expect(p.stdout()).not.toMatch(/console password/);
       expect(await merchants(db.url)).toHaveLength(1);
       // The key printed on the first start still works.
       const verify = await get(p.sandboxPort, '/v1/auth/verify', demoKey);

@@ -16,7 +16,9 @@ import {
   setMerchantLimits,
   setMerchantStatus,
   verifyMerchant,
+  rejectMerchant,
 } from '../modules/merchants/index.js';
+import { userView } from '../modules/console/index.js';
 import { serve } from './serve.js';
 import { refundView } from '../modules/refunds/index.js';
 import { buildServices, type BuiltServices } from '../services.js';
@@ -182,6 +184,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       emit(opts, { merchant: m }, `Merchant ${m.id} is verified.`);
     });
   merchants
+    .command('reject <merchant_id>')
+    .description("Refuse a merchant's business verification (KYB); the owner sees the reason and may submit again")
+    .requiredOption('--reason <text>', 'why, in words the owner reads in the console')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: JsonOpt & { reason: string }) => {
+      const m = await withDb((d) => rejectMerchant(d.db, id, opts.reason));
+      emit(opts, { merchant: m }, `Merchant ${m.id}'s verification is rejected.`);
+    });
+  merchants
     .command('limits <merchant_id>')
     .description("Set receiving caps in fiat value (decimal, or 'none' to remove one)")
     .option('--per-payment <amount>', 'cap on one payment')
@@ -308,6 +319,35 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw new CliFailure('--reference must be 1 to 64 letters, digits, dots, dashes or underscores', 'parameter_invalid');
       const refund = await withServices((s) => s.refunds.review(id, opts.succeed ? 'succeeded' : 'failed', opts.reference));
       emit(opts, { refund: refundView(refund) }, `Refund ${refund.id} of ${refund.payment_intent_id} is ${refund.status}.`);
+    });
+
+  const users = program.command('users').description('Console users: create them and reset their passwords');
+  users
+    .command('create')
+    .description('A console user of a merchant, with a generated password (shown once)')
+    .requiredOption('--merchant <merchant_id>', 'the merchant the user belongs to')
+    .requiredOption('--email <email>', 'the email the user signs in with')
+    .requiredOption('--role <role>', 'owner, developer or viewer')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: JsonOpt & { merchant: string; email: string; role: string }) => {
+      const created = await withServices((s) => s.console.createUser(opts.merchant, opts.email, opts.role));
+      emit(
+        opts,
+        { user: userView(created.user), password: created.password },
+        `Console user ${created.user.email} (${created.user.role}) of ${created.user.merchant_id}.\n  password: ${created.password}\nShown once.`,
+      );
+    });
+  users
+    .command('reset-password <email>')
+    .description('A new generated password (shown once); signs the user out everywhere and lifts a lock')
+    .option('--json', 'machine-readable output')
+    .action(async (email: string, opts: JsonOpt) => {
+      const reset = await withServices((s) => s.console.resetPassword(email));
+      emit(
+        opts,
+        { user: userView(reset.user), password: reset.password },
+        `New password of ${reset.user.email}: ${reset.password}\nShown once.`,
+      );
     });
 
   const deposits = program

@@ -7,8 +7,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config, Role } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { createLogger, printDemoBanner, startCowrie, type Running } from '../main.js';
-import { seedDemoMerchant } from '../modules/merchants/index.js';
+import { createLogger, printDemoBanner, seedDemo, startCowrie, type Running } from '../main.js';
 import { clusterMetrics, startMetricsServer } from '../http/metrics-server.js';
 import { systemClock } from '../shared/clock.js';
 
@@ -71,7 +70,7 @@ async function primary(config: Config, io: ServeIo): Promise<number> {
   const database = openDatabase(config.databaseUrl, { poolSize: 2 });
   try {
     await migrateToLatest(database);
-    const demo = await seedDemoMerchant(database.db, systemClock);
+    const demo = await seedDemo(database.db, systemClock, `${new URL(config.sandboxUrl).origin}/console`);
     if (demo) {
       if (io.json) io.out(`${JSON.stringify({ demo_merchant: demo })}\n`);
       else printDemoBanner(demo, config, io.out);

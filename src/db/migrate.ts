@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009-intent-last-payment-error.js';
 import * as m0010 from './migrations/0010-payment-link-updates.js';
 import * as m0011 from './migrations/0011-mpesa-live.js';
 import * as m0012 from './migrations/0012-chain-watch.js';
+import * as m0013 from './migrations/0013-console.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-payment-link-updates': m0010,
   '0011-mpesa-live': m0011,
   '0012-chain-watch': m0012,
+  '0013-console': m0013,
 };
 
 class StaticProvider implements MigrationProvider {

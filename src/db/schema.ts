@@ -7,13 +7,18 @@ import type { Environment } from '../shared/scope.js';
 export interface MerchantsTable {
   id: string;
   name: string;
-  kyb_status: 'pending' | 'verified';
+  /** pending (nothing submitted), in_review (submitted in the console), verified, rejected (with a reason). */
+  kyb_status: 'pending' | 'in_review' | 'verified' | 'rejected';
   status: 'active' | 'suspended';
   /** Receiving caps as decimal strings in USD-equivalent fiat value; null means no cap. */
   limit_per_payment: string | null;
   limit_daily: string | null;
   limit_monthly: string | null;
   created_at: number;
+  /** The business verification the owner submitted (JSON), why it was refused, when it was submitted. */
+  kyb_details: Generated<string | null>;
+  kyb_reason: Generated<string | null>;
+  kyb_submitted_at: Generated<number | null>;
 }
 
 export interface AppsTable {
@@ -428,6 +433,51 @@ export interface ChainTransfersTable {
   updated_at: number;
 }
 
+export type ConsoleRole = 'owner' | 'developer' | 'viewer';
+
+export interface ConsoleUsersTable {
+  id: string;
+  merchant_id: string;
+  /** Lower-cased. */
+  email: string;
+  role: ConsoleRole;
+  /** scrypt$N$r$p$salt$hash (src/modules/console/passwords.ts). */
+  password_hash: string;
+  /** Base32 TOTP secret once the second factor is on; the one being set up until it is confirmed. */
+  totp_secret: string | null;
+  totp_pending: string | null;
+  /** Consecutive wrong passwords; five lock the account until locked_until. */
+  failed_logins: Generated<number>;
+  locked_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConsoleSessionsTable {
+  /** SHA-256 (hex) of the cookie's token. */
+  id: string;
+  user_id: string;
+  /** The session's anti-forgery token, in every form. */
+  csrf: string;
+  created_at: number;
+  /** Idle expiry: renewed by each request. */
+  expires_at: number;
+}
+
+export interface AuditLogTable {
+  id: string;
+  merchant_id: string;
+  user_id: string | null;
+  /** Who: the user's email, or `operator` for the command line. */
+  actor: string;
+  action: string;
+  target: string | null;
+  /** JSON. */
+  detail: string | null;
+  ip: string | null;
+  created_at: number;
+}
+
 export interface CheckoutSecretsTable {
   id: string;
   /** Hex of 32 random bytes. */
@@ -468,9 +518,13 @@ export interface DB {
   payment_link_visits: PaymentLinkVisitsTable;
   chain_cursors: ChainCursorsTable;
   chain_transfers: ChainTransfersTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  audit_log: AuditLogTable;
 }
 
-export type Merchant = Selectable<MerchantsTable>;
+/** A merchant as every request sees it (the business verification's details are read apart, by the console). */
+export type Merchant = Omit<Selectable<MerchantsTable>, 'kyb_details' | 'kyb_reason' | 'kyb_submitted_at'>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type CustomerRow = Selectable<CustomersTable>;
@@ -488,3 +542,5 @@ export type RailPaymentRow = Selectable<RailPaymentsTable>;
 export type WalletAllocationRow = Selectable<WalletAllocationsTable>;
 export type WalletDepositRow = Selectable<WalletDepositsTable>;
 export type ChainTransferRow = Selectable<ChainTransfersTable>;
+export type ConsoleUserRow = Selectable<ConsoleUsersTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;

@@ -18,7 +18,7 @@ export interface RateLimiter {
   consume(environment: Environment, keyId: string): Promise<RateDecision>;
 }
 
-function postgresLimiter(pool: pg.Pool, points: number, prefix: string): RateLimiterAbstract {
+function postgresLimiter(pool: pg.Pool, points: number, prefix: string, duration = 1): RateLimiterAbstract {
   return new RateLimiterPostgres({
     storeClient: pool,
     storeType: 'pool',
@@ -27,10 +27,10 @@ function postgresLimiter(pool: pg.Pool, points: number, prefix: string): RateLim
     tableCreated: true,
     keyPrefix: prefix,
     points,
-    duration: 1,
+    duration,
     clearExpiredByTimeout: true,
     // If the database cannot answer, each process keeps limiting on its own rather than failing open.
-    insuranceLimiter: new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix }),
+    insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: prefix }),
   });
 }
 
@@ -96,4 +96,17 @@ export async function createRateLimiter(limits: { live: number; test: number }, 
     { maxBatchSize: 1000 },
   );
   return { consume: (environment, keyId) => consume({ environment, keyId }) };
+}
+
+/** A budget of `points` per `durationS` seconds per key (the console's logins per client address). */
+export interface WindowLimiter {
+  consume(key: string): Promise<RateDecision>;
+}
+
+/** Shared by every process on PostgreSQL (the same table as the API's buckets), in memory on SQLite. */
+export function createWindowLimiter(opts: { points: number; durationS: number; prefix: string }, pool: pg.Pool | null): WindowLimiter {
+  const limiter = pool
+    ? postgresLimiter(pool, opts.points, opts.prefix, opts.durationS)
+    : new RateLimiterMemory({ points: opts.points, duration: opts.durationS, keyPrefix: opts.prefix });
+  return { consume: async (key) => (await consumeMany(limiter, opts.points, key, 1))[0]! };
 }

@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   rail_payment: 'rp',
   wallet_allocation: 'wa',
   wallet_deposit: 'wd',
+  console_user: 'usr',
+  audit_entry: 'aud',
   chain_transfer: 'ct',
   webhook_delivery: 'whd',
   webhook_attempt: 'wha',

@@ -6,6 +6,10 @@ export {
   setMerchantLimits,
   setMerchantStatus,
   verifyMerchant,
+  checkVerification,
+  submitVerification,
+  rejectMerchant,
+  verificationOf,
 } from './merchants.service.js';
-export type { CreateKeyInput, CreatedMerchant, MerchantView } from './merchants.service.js';
+export type { CreateKeyInput, CreatedMerchant, MerchantView, VerificationDetails } from './merchants.service.js';
 export { findMerchant, findMerchantName, listMerchants, lockMerchant } from './merchants.repo.js';

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { forUpdate } from '../../db/dialect.js';
 import type { AppsTable, Merchant, MerchantsTable } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
@@ -30,7 +30,11 @@ export async function findDefaultAppId(db: Q, merchantId: string): Promise<strin
   return row?.id;
 }
 
-export async function updateMerchant(db: Q, id: string, patch: Partial<Omit<Merchant, 'id' | 'created_at'>>): Promise<void> {
+export async function updateMerchant(
+  db: Q,
+  id: string,
+  patch: Partial<Omit<Selectable<MerchantsTable>, 'id' | 'created_at'>>,
+): Promise<void> {
   await db.updateTable('merchants').set(patch).where('id', '=', id).execute();
 }
 
@@ -55,4 +59,13 @@ export async function claimSystemFlag(db: Q, name: string, now: number): Promise
 /** Every merchant, oldest first (the operator's listing). */
 export async function listMerchants(db: Q): Promise<Merchant[]> {
   return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+/** The business verification a merchant's owner submitted, and what became of it. */
+export async function findVerification(db: Q, id: string) {
+  return db
+    .selectFrom('merchants')
+    .select(['kyb_status', 'kyb_details', 'kyb_reason', 'kyb_submitted_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

@@ -90,8 +90,83 @@ async function requireMerchant(db: Db, id: string): Promise<Merchant> {
 
 export async function verifyMerchant(db: Db, id: string): Promise<MerchantView> {
   await requireMerchant(db, id);
-  await repo.updateMerchant(db, id, { kyb_status: 'verified' });
+  await repo.updateMerchant(db, id, { kyb_status: 'verified', kyb_reason: null });
   return merchantView(await requireMerchant(db, id));
+}
+
+/** Business verification (KYB): what the owner submits in the console. */
+export interface VerificationDetails {
+  legal_name: string;
+  registration_number: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  address: string;
+  contact_name: string;
+  contact_email: string;
+}
+
+const VERIFICATION_FIELDS: Record<keyof VerificationDetails, { label: string; max: number; pattern?: RegExp }> = {
+  legal_name: { label: 'Legal name', max: 200 },
+  registration_number: { label: 'Registration number', max: 64 },
+  country: { label: 'Country', max: 2, pattern: /^[A-Z]{2}$/ },
+  address: { label: 'Address', max: 500 },
+  contact_name: { label: 'Contact name', max: 200 },
+  contact_email: { label: 'Contact email', max: 254, pattern: /^[^\s@]+@[^\s@]+\.[^\s@]+$/ },
+};
+
+/** Checks the owner's submission; answers it cleaned, or the first field that is wrong. */
+export function checkVerification(input: Record<string, unknown>): VerificationDetails {
+  const out: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(VERIFICATION_FIELDS)) {
+    let value = typeof input[name] === 'string' ? (input[name] as string).trim() : '';
+    if (name === 'country') value = value.toUpperCase();
+    if (value.length === 0 || value.length > rule.max || (rule.pattern && !rule.pattern.test(value))) {
+      throw new AppError(
+        'parameter_invalid',
+        name === 'country'
+          ? 'Enter the country as its two-letter code (KE, NG, US, ...).'
+          : `Enter the ${rule.label.toLowerCase()} (up to ${rule.max} characters).`,
+        { param: name },
+      );
+    }
+    out[name] = value;
+  }
+  return out as unknown as VerificationDetails;
+}
+
+/** The owner submits (or submits again after a refusal): pending or rejected -> in_review. */
+export async function submitVerification(db: Db, id: string, details: VerificationDetails, now: number): Promise<void> {
+  const m = await requireMerchant(db, id);
+  if (m.kyb_status === 'verified') throw new AppError('parameter_invalid', 'This business is verified already.');
+  await repo.updateMerchant(db, id, {
+    kyb_status: 'in_review',
+    kyb_details: JSON.stringify(details),
+    kyb_reason: null,
+    kyb_submitted_at: now,
+  });
+}
+
+/** The operator refuses a verification with a reason the owner sees; the owner may submit again. */
+export async function rejectMerchant(db: Db, id: string, reason: string): Promise<MerchantView> {
+  const m = await requireMerchant(db, id);
+  const text = reason.trim();
+  if (text.length === 0 || text.length > 1000)
+    throw new AppError('parameter_invalid', 'Give a reason of 1 to 1000 characters.', { param: 'reason' });
+  if (m.kyb_status === 'verified')
+    throw new AppError('parameter_invalid', 'This merchant is verified; a verified business cannot be refused.');
+  await repo.updateMerchant(db, id, { kyb_status: 'rejected', kyb_reason: text });
+  return merchantView(await requireMerchant(db, id));
+}
+
+export async function verificationOf(db: Db, id: string) {
+  const v = await repo.findVerification(db, id);
+  if (!v) throw new AppError('resource_missing', `No such merchant: '${id}'`, { param: 'id' });
+  return {
+    status: v.kyb_status,
+    reason: v.kyb_reason,
+    details: v.kyb_details === null ? null : (JSON.parse(v.kyb_details) as VerificationDetails),
+    submittedAt: v.kyb_submitted_at === null ? null : Number(v.kyb_submitted_at),
+  };
 }
 
 export async function setMerchantStatus(db: Db, id: string, status: Merchant['status']): Promise<MerchantView> {

@@ -1,0 +1,292 @@
+// Who may use the console, and how they prove it (DECISIONS "The merchant console"): users of one merchant
+// with a role, a password (scrypt) and an optional TOTP second factor; server-side sessions behind a cookie
+// holding a random token (only its SHA-256 is stored), with a CSRF token each and a 12-hour idle expiry;
+// five consecutive wrong passwords lock an account for 15 minutes; 20 login attempts a minute per client
+// address. The operator's commands (`cowrie users create`, `reset-password`) use the same service.
+import { createHash, randomBytes } from 'node:crypto';
+import * as OTPAuth from 'otpauth';
+import type { ConsoleRole, ConsoleUserRow } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
+import type { WindowLimiter } from '../../http/rate-limit.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { findMerchant } from '../merchants/index.js';
+import * as repo from './console.repo.js';
+import { generatePassword, hashSecret, verifySecret } from './passwords.js';
+
+export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonly ConsoleRole[];
+export const SESSION_IDLE_MS = 12 * 3_600_000;
+export const LOCK_AFTER_FAILURES = 5;
+export const LOCK_MS = 15 * 60_000;
+export const LOGINS_PER_MINUTE = 20;
+export const MIN_PASSWORD_LENGTH = 12;
+
+export interface ConsoleUser {
+  id: string;
+  merchantId: string;
+  email: string;
+  role: ConsoleRole;
+  totp: boolean;
+}
+
+export interface ConsoleSession {
+  id: string;
+  csrf: string;
+  user: ConsoleUser;
+}
+
+/** A refusal of the console, with the HTTP status its page answers and words for the user. */
+export class ConsoleError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConsoleError';
+  }
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export function normalizeEmail(text: string): string {
+  const email = text.trim().toLowerCase();
+  if (!/^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/.test(email)) {
+    throw new AppError('parameter_invalid', `Invalid email: ${JSON.stringify(text.slice(0, 100))}`, { param: 'email' });
+  }
+  return email;
+}
+
+export function userView(u: ConsoleUserRow) {
+  return { id: u.id, email: u.email, role: u.role, merchant: u.merchant_id };
+}
+
+function totpFor(email: string, secret: string): OTPAuth.TOTP {
+  return new OTPAuth.TOTP({
+    issuer: 'Cowrie',
+    label: email,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+    secret: OTPAuth.Secret.fromBase32(secret),
+  });
+}
+
+/** A new console user with a generated password (shown once); the operator's command and the first start. */
+export async function createConsoleUser(
+  db: Db,
+  clock: Clock,
+  merchantId: string,
+  emailText: string,
+  role: string,
+): Promise<{ user: ConsoleUserRow; password: string }> {
+  if (!(ROLES as readonly string[]).includes(role)) {
+    throw new AppError('parameter_invalid', `Invalid role: choose ${ROLES.join(', ')}.`, { param: 'role' });
+  }
+  const email = normalizeEmail(emailText);
+  if (!(await findMerchant(db, merchantId)))
+    throw new AppError('resource_missing', `No such merchant: '${merchantId}'`, { param: 'merchant' });
+  if (await repo.findUserByEmail(db, email)) {
+    throw new AppError('parameter_invalid', `A console user with the email ${email} exists already.`, { param: 'email' });
+  }
+  const password = generatePassword();
+  const now = clock.nowMs();
+  const user: ConsoleUserRow = {
+    id: newId('console_user'),
+    merchant_id: merchantId,
+    email,
+    role: role as ConsoleRole,
+    password_hash: await hashSecret(password),
+    totp_secret: null,
+    totp_pending: null,
+    failed_logins: 0,
+    locked_until: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertUser(db, user);
+  await repo.insertAudit(db, {
+    id: newId('audit_entry'),
+    merchant_id: merchantId,
+    user_id: null,
+    actor: 'operator',
+    action: 'user.created',
+    target: user.id,
+    detail: JSON.stringify({ email, role }),
+    ip: null,
+    created_at: now,
+  });
+  return { user, password };
+}
+
+export class ConsoleAuth {
+  constructor(private readonly deps: { db: Db; clock: Clock; loginLimiter: WindowLimiter }) {}
+
+  private now(): number {
+    return this.deps.clock.nowMs();
+  }
+
+  /** A new user with a generated password (shown once). */
+  async createUser(merchantId: string, emailText: string, role: string): Promise<{ user: ConsoleUserRow; password: string }> {
+    return createConsoleUser(this.deps.db, this.deps.clock, merchantId, emailText, role);
+  }
+
+  /** A new generated password (shown once); signs the user out everywhere and lifts a lock. */
+  async resetPassword(emailText: string): Promise<{ user: ConsoleUserRow; password: string }> {
+    const user = await repo.findUserByEmail(this.deps.db, normalizeEmail(emailText));
+    if (!user) throw new AppError('resource_missing', `No console user with the email ${emailText.trim()}.`, { param: 'email' });
+    const password = generatePassword();
+    await repo.setPassword(this.deps.db, user.id, await hashSecret(password), this.now());
+    await repo.deleteSessionsOf(this.deps.db, user.id);
+    await this.audit(user.merchant_id, null, 'operator', 'user.password_reset', user.id, null, null);
+    return { user: (await repo.findUser(this.deps.db, user.id))!, password };
+  }
+
+  /** Checks a login; answers the new session's cookie token. */
+  async login(input: { email: string; password: string; code?: string; ip: string }): Promise<{ token: string; session: ConsoleSession }> {
+    const rate = await this.deps.loginLimiter.consume(input.ip);
+    if (!rate.allowed)
+      throw new ConsoleError(429, `Too many sign-in attempts from your address; try again in ${rate.resetSeconds} seconds.`);
+    const wrong = new ConsoleError(401, 'The email or password is not right.');
+    let email: string;
+    try {
+      email = normalizeEmail(input.email);
+    } catch {
+      throw wrong;
+    }
+    const user = await repo.findUserByEmail(this.deps.db, email);
+    const now = this.now();
+    if (!user) {
+      // The same work and answer as a wrong password, so that which emails exist does not show.
+      await verifySecret(input.password, 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+      throw wrong;
+    }
+    if (user.locked_until !== null && user.locked_until > now) {
+      const minutes = Math.ceil((Number(user.locked_until) - now) / 60_000);
+      throw new ConsoleError(423, `This account is locked after ${LOCK_AFTER_FAILURES} wrong passwords; try again in ${minutes} minutes.`);
+    }
+    const fail = async (error: ConsoleError) => {
+      const failed = await repo.countFailedLogin(this.deps.db, user.id, LOCK_AFTER_FAILURES, now + LOCK_MS, now);
+      await this.audit(user.merchant_id, user, user.email, 'login.failed', user.id, { attempt: failed }, input.ip);
+      if (failed >= LOCK_AFTER_FAILURES) {
+        throw new ConsoleError(423, `This account is locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong passwords.`);
+      }
+      throw error;
+    };
+    if (!(await verifySecret(input.password, user.password_hash))) return fail(wrong);
+    if (user.totp_secret !== null) {
+      const code = (input.code ?? '').replace(/\s/g, '');
+      if (!/^[0-9]{6}$/.test(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
+      if (totpFor(user.email, user.totp_secret).validate({ token: code, window: 1 }) === null) {
+        return fail(new ConsoleError(401, 'The authentication code is not right.'));
+      }
+    }
+    await repo.resetFailedLogins(this.deps.db, user.id, now);
+    const token = randomBytes(32).toString('base64url');
+    const session = {
+      id: sha256(token),
+      user_id: user.id,
+      csrf: randomBytes(24).toString('base64url'),
+      created_at: now,
+      expires_at: now + SESSION_IDLE_MS,
+    };
+    await repo.insertSession(this.deps.db, session);
+    await this.audit(user.merchant_id, user, user.email, 'login', user.id, null, input.ip);
+    return {
+      token,
+      session: {
+        id: session.id,
+        csrf: session.csrf,
+        user: { id: user.id, merchantId: user.merchant_id, email: user.email, role: user.role, totp: user.totp_secret !== null },
+      },
+    };
+  }
+
+  /** The session of a cookie's token, renewed for another 12 idle hours; null when unknown or expired. */
+  async session(token: string | undefined): Promise<ConsoleSession | null> {
+    if (!token || !/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
+    const row = await repo.findSession(this.deps.db, sha256(token));
+    const now = this.now();
+    if (!row) return null;
+    if (Number(row.expires_at) <= now) {
+      await repo.deleteSession(this.deps.db, row.session_id);
+      return null;
+    }
+    // Renewed at most once a minute: a page's requests do not each write.
+    if (Number(row.expires_at) - now < SESSION_IDLE_MS - 60_000)
+      await repo.touchSession(this.deps.db, row.session_id, now + SESSION_IDLE_MS);
+    return {
+      id: row.session_id,
+      csrf: row.csrf,
+      user: { id: row.id, merchantId: row.merchant_id, email: row.email, role: row.role, totp: row.totp_secret !== null },
+    };
+  }
+
+  async logout(session: ConsoleSession, ip: string): Promise<void> {
+    await repo.deleteSession(this.deps.db, session.id);
+    await this.audit(session.user.merchantId, session.user, session.user.email, 'logout', session.user.id, null, ip);
+  }
+
+  /** Needs the current password; signs the user's other sessions out. */
+  async changePassword(session: ConsoleSession, current: string, next: string, ip: string): Promise<void> {
+    const user = (await repo.findUser(this.deps.db, session.user.id))!;
+    if (!(await verifySecret(current, user.password_hash))) throw new ConsoleError(400, 'Your current password is not right.');
+    if (next.length < MIN_PASSWORD_LENGTH || next.length > 200) {
+      throw new ConsoleError(400, `Choose a new password of ${MIN_PASSWORD_LENGTH} to 200 characters.`);
+    }
+    await repo.setPassword(this.deps.db, user.id, await hashSecret(next), this.now());
+    await repo.deleteSessionsOf(this.deps.db, user.id, session.id);
+    await this.audit(user.merchant_id, session.user, user.email, 'user.password_changed', user.id, null, ip);
+  }
+
+  /** Starts setting up TOTP: a new secret, kept pending until a code from it is confirmed. */
+  async startTotp(session: ConsoleSession): Promise<{ secret: string; uri: string }> {
+    const secret = new OTPAuth.Secret({ size: 20 }).base32;
+    await repo.setTotp(this.deps.db, session.user.id, { totp_pending: secret }, this.now());
+    return { secret, uri: totpFor(session.user.email, secret).toString() };
+  }
+
+  async confirmTotp(session: ConsoleSession, code: string, ip: string): Promise<void> {
+    const user = (await repo.findUser(this.deps.db, session.user.id))!;
+    if (!user.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
+    if (totpFor(user.email, user.totp_pending).validate({ token: code.replace(/\s/g, ''), window: 1 }) === null) {
+      throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
+    }
+    await repo.setTotp(this.deps.db, user.id, { totp_secret: user.totp_pending, totp_pending: null }, this.now());
+    await this.audit(user.merchant_id, session.user, user.email, 'user.totp_enabled', user.id, null, ip);
+  }
+
+  async disableTotp(session: ConsoleSession, password: string, ip: string): Promise<void> {
+    const user = (await repo.findUser(this.deps.db, session.user.id))!;
+    if (!(await verifySecret(password, user.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
+    await repo.setTotp(this.deps.db, user.id, { totp_secret: null, totp_pending: null }, this.now());
+    await this.audit(user.merchant_id, session.user, user.email, 'user.totp_disabled', user.id, null, ip);
+  }
+
+  /** Records who did what, when and from where; the owner reads it in the console. */
+  async audit(
+    merchantId: string,
+    user: { id: string } | null,
+    actor: string,
+    action: string,
+    target: string | null,
+    detail: Record<string, unknown> | null,
+    ip: string | null,
+  ): Promise<void> {
+    await repo.insertAudit(this.deps.db, {
+      id: newId('audit_entry'),
+      merchant_id: merchantId,
+      user_id: user?.id ?? null,
+      actor,
+      action,
+      target,
+      detail: detail === null ? null : JSON.stringify(detail),
+      ip,
+      created_at: this.now(),
+    });
+  }
+
+  async auditLog(merchantId: string, limit = 200) {
+    return repo.listAudit(this.deps.db, merchantId, limit);
+  }
+}

@@ -1,0 +1,102 @@
+// The only SQL of the console: its users, their sessions and the audit log.
+import type { Insertable } from 'kysely';
+import type { AuditLogRow, AuditLogTable, ConsoleUserRow, ConsoleUsersTable } from '../../db/schema.js';
+import type { Q } from '../../db/transaction.js';
+
+export async function insertUser(db: Q, row: Insertable<ConsoleUsersTable>): Promise<void> {
+  await db.insertInto('console_users').values(row).execute();
+}
+
+export async function findUserByEmail(db: Q, email: string): Promise<ConsoleUserRow | undefined> {
+  return db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findUser(db: Q, id: string): Promise<ConsoleUserRow | undefined> {
+  return db.selectFrom('console_users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setPassword(db: Q, id: string, hash: string, now: number): Promise<void> {
+  await db
+    .updateTable('console_users')
+    .set({ password_hash: hash, failed_logins: 0, locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** One more wrong password; the fifth in a row locks the account until `lockUntil`. Answers the count. */
+export async function countFailedLogin(db: Q, id: string, lockAfter: number, lockUntil: number, now: number): Promise<number> {
+  await db
+    .updateTable('console_users')
+    .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1), updated_at: now }))
+    .where('id', '=', id)
+    .execute();
+  const row = await db.selectFrom('console_users').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow();
+  const failed = Number(row.failed_logins);
+  if (failed >= lockAfter) {
+    await db.updateTable('console_users').set({ locked_until: lockUntil, failed_logins: 0 }).where('id', '=', id).execute();
+  }
+  return failed;
+}
+
+export async function resetFailedLogins(db: Q, id: string, now: number): Promise<void> {
+  await db.updateTable('console_users').set({ failed_logins: 0, locked_until: null, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function setTotp(
+  db: Q,
+  id: string,
+  patch: { totp_secret?: string | null; totp_pending?: string | null },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('console_users')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function insertSession(
+  db: Q,
+  row: { id: string; user_id: string; csrf: string; created_at: number; expires_at: number },
+): Promise<void> {
+  await db.insertInto('console_sessions').values(row).execute();
+}
+
+export async function findSession(db: Q, id: string) {
+  return db
+    .selectFrom('console_sessions as s')
+    .innerJoin('console_users as u', 'u.id', 's.user_id')
+    .select(['s.id as session_id', 's.csrf', 's.expires_at', 'u.id', 'u.merchant_id', 'u.email', 'u.role', 'u.totp_secret'])
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Q, id: string, expiresAt: number): Promise<void> {
+  await db.updateTable('console_sessions').set({ expires_at: expiresAt }).where('id', '=', id).execute();
+}
+
+export async function deleteSession(db: Q, id: string): Promise<void> {
+  await db.deleteFrom('console_sessions').where('id', '=', id).execute();
+}
+
+/** Every session of a user but `keep` (a password change signs the other browsers out). */
+export async function deleteSessionsOf(db: Q, userId: string, keep?: string): Promise<void> {
+  let q = db.deleteFrom('console_sessions').where('user_id', '=', userId);
+  if (keep) q = q.where('id', '<>', keep);
+  await q.execute();
+}
+
+export async function insertAudit(db: Q, row: Insertable<AuditLogTable>): Promise<void> {
+  await db.insertInto('audit_log').values(row).execute();
+}
+
+export async function listAudit(db: Q, merchantId: string, limit: number): Promise<AuditLogRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

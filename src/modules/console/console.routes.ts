@@ -1,0 +1,275 @@
+// The merchant console's HTTP: pages at /console on every listener (one console for both environments,
+// with a test/live switch), plain forms posted back with the session's CSRF token, then a redirect (a
+// reload never posts twice). Every action calls the same services as the API and is written to the audit
+// log. A request without a valid session is sent to the sign-in page; a form without the session's CSRF
+// token answers 403 and changes nothing; a role's forbidden action is not offered and answers 403.
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import type { Services } from '../../deps.js';
+import { serveAssets } from '../../http/static-assets.js';
+import { AppError } from '../../shared/errors.js';
+import { listBalances } from '../balances/index.js';
+import { checkVerification, findMerchant, submitVerification, verificationOf } from '../merchants/index.js';
+import { ConsoleError, type ConsoleSession } from './console-auth.service.js';
+import {
+  accountPage,
+  auditPage,
+  homePage,
+  liveClosedPage,
+  loginPage,
+  messagePage,
+  verificationPage,
+  type Env,
+  type PageContext,
+} from './console-pages.js';
+
+export const SESSION_COOKIE = 'cowrie_console';
+
+type Form = Record<string, string>;
+
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return undefined;
+}
+
+function sameToken(a: string, b: string | undefined): boolean {
+  if (b === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services }): Promise<void> {
+  const { deps } = opts;
+  const auth = deps.console;
+  const files = serveAssets(app, 'console', '/console/assets', ['console.css']);
+  const style = files['console.css']!;
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const secure = (request: FastifyRequest) => request.protocol === 'https';
+
+  const send = (reply: FastifyReply, status: number, html: string) =>
+    reply
+      .code(status)
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      )
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .type('text/html; charset=utf-8')
+      .send(html);
+
+  const ctxOf = async (request: FastifyRequest, session: ConsoleSession | null, path: string, withEnv = false): Promise<PageContext> => {
+    if (!session) return { style, session, path };
+    const merchant = await findMerchant(deps.db, session.user.merchantId);
+    const liveOpen = merchant?.kyb_status === 'verified';
+    const asked = (request.query as { env?: string } | undefined)?.env;
+    const env: Env = asked === 'live' || asked === 'test' ? asked : liveOpen ? 'live' : 'test';
+    return { style, session, path, merchantName: merchant?.name, liveOpen, ...(withEnv ? { env } : {}) };
+  };
+
+  /** The signed-in session, or null after sending the visitor to the sign-in page. */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
+    const session = await auth.session(cookieOf(request, SESSION_COOKIE));
+    if (!session) {
+      await reply.code(303).header('location', '/console/login').header('cache-control', 'no-store').send();
+      return null;
+    }
+    return session;
+  }
+
+  /**
+   * A state-changing form: the session, its CSRF token in the form, an Origin (when sent) of our own.
+   * Answers null after answering 403 (nothing changed) or sending the visitor to sign in.
+   */
+  async function acting(request: FastifyRequest, reply: FastifyReply): Promise<{ session: ConsoleSession; form: Form } | null> {
+    const session = await signedIn(request, reply);
+    if (!session) return null;
+    const form = (request.body ?? {}) as Form;
+    const origin = request.headers.origin;
+    const ownOrigin = `${request.protocol}://${request.headers.host ?? ''}`;
+    if (
+      !sameToken(session.csrf, typeof form['_csrf'] === 'string' ? form['_csrf'] : undefined) ||
+      (origin !== undefined && origin !== ownOrigin)
+    ) {
+      await send(
+        reply,
+        403,
+        messagePage(
+          await ctxOf(request, session, ''),
+          'Form expired',
+          'This form has expired or did not come from the console; nothing was changed. Reload the page and try again.',
+        ),
+      );
+      return null;
+    }
+    return { session, form };
+  }
+
+  async function forbidden(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession) {
+    return send(
+      reply,
+      403,
+      messagePage(await ctxOf(request, session, ''), 'Not allowed', `Your role (${session.user.role}) cannot do this.`),
+    );
+  }
+
+  app.get('/console/login', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    if (await auth.session(cookieOf(request, SESSION_COOKIE))) return reply.code(303).header('location', '/console').send();
+    return send(reply, 200, loginPage({ style, session: null, path: '/console/login' }, {}));
+  });
+
+  app.post('/console/login', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const email = typeof form['email'] === 'string' ? form['email'] : '';
+    try {
+      const { token } = await auth.login({
+        email,
+        password: typeof form['password'] === 'string' ? form['password'] : '',
+        code: typeof form['code'] === 'string' ? form['code'] : undefined,
+        ip: request.ip,
+      });
+      return reply
+        .code(303)
+        .header('set-cookie', `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; SameSite=Lax${secure(request) ? '; Secure' : ''}`)
+        .header('location', '/console')
+        .header('cache-control', 'no-store')
+        .send();
+    } catch (err) {
+      if (!(err instanceof ConsoleError)) throw err;
+      if (err.status === 429) reply.header('retry-after', '60');
+      return send(reply, err.status, loginPage({ style, session: null, path: '/console/login' }, { error: err.message, email }));
+    }
+  });
+
+  app.post('/console/logout', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    await auth.logout(a.session, request.ip);
+    return reply
+      .code(303)
+      .header('set-cookie', `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Lax; Max-Age=0${secure(request) ? '; Secure' : ''}`)
+      .header('location', '/console/login')
+      .send();
+  });
+
+  app.get('/console', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const ctx = await ctxOf(request, session, '/console', true);
+    if (ctx.env === 'live' && !ctx.liveOpen) {
+      const v = await verificationOf(deps.db, session.user.merchantId);
+      return send(reply, 200, liveClosedPage(ctx, v.status, v.reason));
+    }
+    const scope = { merchantId: session.user.merchantId, environment: ctx.env! };
+    const [balances, payments] = await Promise.all([listBalances(deps.db, scope), deps.intents.list(scope, { limit: 10 })]);
+    return send(reply, 200, homePage(ctx, { balances, payments: payments.data }));
+  });
+
+  app.get('/console/verification', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const v = await verificationOf(deps.db, session.user.merchantId);
+    const notice = (request.query as { submitted?: string }).submitted ? 'Submitted: your business is in review.' : undefined;
+    return send(reply, 200, verificationPage(await ctxOf(request, session, '/console/verification'), v as never, { notice }));
+  });
+
+  app.post('/console/verification', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role !== 'owner') return forbidden(request, reply, a.session);
+    const merchantId = a.session.user.merchantId;
+    try {
+      const details = checkVerification(a.form);
+      await submitVerification(deps.db, merchantId, details, deps.clocks.base.nowMs());
+      await auth.audit(
+        merchantId,
+        a.session.user,
+        a.session.user.email,
+        'verification.submitted',
+        merchantId,
+        { legal_name: details.legal_name },
+        request.ip,
+      );
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const v = await verificationOf(deps.db, merchantId);
+      return send(
+        reply,
+        400,
+        verificationPage(await ctxOf(request, a.session, '/console/verification'), v as never, {
+          error: { message: err.message, param: err.param },
+          values: a.form,
+        }),
+      );
+    }
+    return reply.code(303).header('location', '/console/verification?submitted=1').send();
+  });
+
+  app.get('/console/audit', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    if (session.user.role !== 'owner') return forbidden(request, reply, session);
+    return send(reply, 200, auditPage(await ctxOf(request, session, '/console/audit'), await auth.auditLog(session.user.merchantId)));
+  });
+
+  app.get('/console/account', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const q = request.query as { done?: string };
+    const notice = { password: 'Your password is changed.', totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' }[
+      q.done ?? ''
+    ];
+    return send(reply, 200, accountPage(await ctxOf(request, session, '/console/account'), { notice }));
+  });
+
+  /** An account form: runs `act`, then back to the account page with a notice, or the page with the error. */
+  const accountAction = (
+    path: string,
+    act: (session: ConsoleSession, form: Form, request: FastifyRequest) => Promise<string | { page: string }>,
+  ) =>
+    app.post(path, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+      const a = await acting(request, reply);
+      if (!a) return reply;
+      try {
+        const done = await act(a.session, a.form, request);
+        if (typeof done !== 'string') return send(reply, 200, done.page);
+        return reply.code(303).header('location', `/console/account?done=${done}`).send();
+      } catch (err) {
+        if (!(err instanceof ConsoleError)) throw err;
+        return send(reply, err.status, accountPage(await ctxOf(request, a.session, '/console/account'), { error: err.message }));
+      }
+    });
+
+  accountAction('/console/account/password', async (session, form, request) => {
+    await auth.changePassword(session, form['current'] ?? '', form['next'] ?? '', request.ip);
+    return 'password';
+  });
+  accountAction('/console/account/totp/start', async (session, _form, request) => {
+    const setup = await auth.startTotp(session);
+    const qr = await QRCode.toDataURL(setup.uri, { margin: 1, width: 180 });
+    return {
+      page: accountPage(await ctxOf(request, session, '/console/account'), { totpSetup: { ...setup, qr } }),
+    };
+  });
+  accountAction('/console/account/totp/confirm', async (session, form, request) => {
+    await auth.confirmTotp(session, form['code'] ?? '', request.ip);
+    return 'totp_on';
+  });
+  accountAction('/console/account/totp/disable', async (session, form, request) => {
+    await auth.disableTotp(session, form['password'] ?? '', request.ip);
+    return 'totp_off';
+  });
+}
