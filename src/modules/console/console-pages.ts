@@ -48,7 +48,7 @@ export function page(ctx: PageContext, title: string, body: string): string {
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">
+<meta name="referrer" content="same-origin"><meta name="robots" content="noindex">
 <title>${esc(title)} · Cowrie console</title><link rel="stylesheet" href="${ctx.style}"></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header class="top"><span class="brand">Cowrie${ctx.merchantName ? ` · ${esc(ctx.merchantName)}` : ''}</span>${env}${nav}${who}</header>
@@ -89,7 +89,7 @@ export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; pay
   const payments =
     data.payments.length === 0
       ? '<p>No payments yet in this environment.</p>'
-      : `<div class="table-wrap"><table><caption class="hint">The 10 most recent</caption><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Reference</th><th scope="col">Created</th></tr></thead><tbody>${data.payments
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="Recent payments"><table><caption class="hint">The 10 most recent</caption><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Reference</th><th scope="col">Created</th></tr></thead><tbody>${data.payments
           .map(
             (p) =>
               `<tr><td><code>${esc(p.id)}</code></td><td>${esc(p.currency)} ${esc(p.amount)}</td><td><span class="status">${esc(p.status)}</span></td><td>${esc(p.merchant_reference ?? '')}</td><td>${esc(p.created_at)}</td></tr>`,
@@ -189,7 +189,7 @@ export function auditPage(ctx: PageContext, rows: AuditLogRow[]): string {
   const body =
     rows.length === 0
       ? '<p>Nothing recorded yet.</p>'
-      : `<div class="table-wrap"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">On</th><th scope="col">From</th></tr></thead><tbody>${rows
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="Audit log"><table><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">On</th><th scope="col">From</th></tr></thead><tbody>${rows
           .map(
             (r) =>
               `<tr><td>${esc(new Date(Number(r.created_at)).toISOString())}</td><td>${esc(r.actor)}</td><td><code>${esc(r.action)}</code></td><td>${r.target ? `<code>${esc(r.target)}</code>` : ''}</td><td>${esc(r.ip ?? '')}</td></tr>`,

@@ -65,7 +65,8 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
         "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
       )
       .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
+      // same-origin, not no-referrer: with no-referrer the browser sends `Origin: null` on our own forms.
+      .header('referrer-policy', 'same-origin')
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .type('text/html; charset=utf-8')
