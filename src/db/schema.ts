@@ -170,7 +170,8 @@ export interface EventsTable {
   txid: Generated<number>;
 }
 
-export type WebhookEndpointStatus = 'enabled' | 'disabled';
+/** enabled; paused (in the console: deliveries wait, unattempted, until resumed); disabled (after a 410 Gone). */
+export type WebhookEndpointStatus = 'enabled' | 'paused' | 'disabled';
 
 export interface WebhookEndpointsTable {
   id: string;

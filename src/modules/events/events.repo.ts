@@ -1,5 +1,5 @@
-// The only SQL of the outbox: events, and in the same transaction one webhook delivery per subscribed,
-// enabled endpoint, whose INSERT signals the delivery workers at commit.
+// The only SQL of the outbox: events, and in the same transaction one webhook delivery per subscribed
+// endpoint (enabled or paused), whose INSERT signals the delivery workers at commit.
 import { sql, type CompiledQuery } from 'kysely';
 import { engineOf, insertNotifying, jsonListAdmits, randomHexSql } from '../../db/dialect.js';
 import { signallingInsert, type SignallingInsert } from '../../db/notify.js';
@@ -17,9 +17,11 @@ export function insertEventsStatement(db: Q, rows: ReadonlyArray<Omit<EventsTabl
 }
 
 /**
- * One delivery per event and subscribed, enabled endpoint (INSERT ... SELECT: the endpoints are read where
- * they are joined, so the statement needs no earlier answer and goes in one batch with the events' own
- * INSERT). Ids are made by the database: the time part as usual, then 64 random bits.
+ * One delivery per event and subscribed endpoint that is not disabled (INSERT ... SELECT: the endpoints are
+ * read where they are joined, so the statement needs no earlier answer and goes in one batch with the
+ * events' own INSERT). A paused endpoint is still subscribed: its deliveries are written and wait, held by
+ * the worker, until it is resumed. Ids are made by the database: the time part as usual, then 64 random
+ * bits.
  */
 const deliveriesForEvents = prepared('deliveries-for-events', (db: Q, eventIds: readonly string[], now: number, idPrefix: string) => {
   const engine = engineOf(db);
@@ -56,7 +58,7 @@ const deliveriesForEvents = prepared('deliveries-for-events', (db: Q, eventIds: 
           sql<number>`cast(${now} as bigint)`.as('updated_at'),
         ])
         .where('e.id', 'in', eventIds)
-        .where('w.status', '=', 'enabled')
+        .where('w.status', '!=', 'disabled')
         .where('w.deleted_at', 'is', null)
         .where(jsonListAdmits(engine, 'w.events', 'e.type')),
     );

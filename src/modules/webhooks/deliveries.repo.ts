@@ -4,11 +4,14 @@
 // receiver.
 import { sql, type Compilable, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import { engineOf, randomHexSql, skipLocked } from '../../db/dialect.js';
+import { engineOf, insertNotifying, randomHexSql, skipLocked } from '../../db/dialect.js';
+import { signallingInsert } from '../../db/notify.js';
 import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
-import { WriteBatch, runAtomic, type Db, type Q } from '../../db/transaction.js';
+import { WriteBatch, runAtomic, runInTransaction, type Db, type Q, type Tx } from '../../db/transaction.js';
 import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
 import type { Environment } from '../../shared/scope.js';
+import { DELIVERY_CHANNEL } from '../events/index.js';
+import type { EndpointStatus } from './webhook.schema.js';
 
 export interface ClaimedAttempt {
   deliveryId: string;
@@ -27,9 +30,10 @@ export interface ClaimedAttempt {
  * Claims up to `limit` due deliveries: their next_attempt_at becomes the lease's end, so a claim of a
  * worker that dies is due again when the lease runs out. PostgreSQL skips rows another worker is claiming
  * (FOR UPDATE SKIP LOCKED); on SQLite the single UPDATE is exclusive. Deliveries whose endpoint was
- * deleted or disabled meanwhile are cancelled here instead. Every step is a statement that needs no
- * earlier answer (the claim is found again by its token), so the whole claim is one transaction sent at
- * once: one message to SQLite's thread.
+ * deleted or disabled meanwhile are cancelled here instead, and those of a paused endpoint are parked:
+ * still pending, with no attempt counted or opened, and no due time until the endpoint is resumed
+ * (releaseDeliveries). Every step is a statement that needs no earlier answer (the claim is found again by
+ * its token), so the whole claim is one transaction sent at once: one message to SQLite's thread.
  */
 export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
   const engine = engineOf(db);
@@ -63,14 +67,23 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
         eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd),
         eb(sql.ref(`${t}.locked_by`), '=', token),
       ]);
+  // A paused endpoint is still usable: its deliveries wait for it instead of being cancelled.
   const usable = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
     eb.exists(
       eb
         .selectFrom('webhook_endpoints as w')
         .select('w.id')
         .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
-        .where('w.status', '=', 'enabled')
+        .where('w.status', '!=', 'disabled')
         .where('w.deleted_at', 'is', null),
+    );
+  const paused = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
+    eb.exists(
+      eb
+        .selectFrom('webhook_endpoints as w')
+        .select('w.id')
+        .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
+        .where(sql.ref('w.status'), '=', sql.lit<EndpointStatus>('paused')),
     );
   const cancel = db
     .updateTable('webhook_deliveries')
@@ -83,6 +96,16 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     }))
     .where(ours('webhook_deliveries'))
     .where((eb) => eb.not(usable(eb)));
+  // Parking takes back the claim's count and leaves next_attempt_at null, so the row drops out of the due
+  // index: each delivery of a paused endpoint is seen by one claim only, however long the backlog grows,
+  // and nextDueAt does not see it at all (the worker does not wake for it). Claiming first and parking
+  // after, rather than leaving these rows out of the claim, keeps the claim's query a plain walk of the due
+  // index, which would otherwise step over the whole backlog at every claim.
+  const park = db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ attempt_count: eb('attempt_count', '-', 1), next_attempt_at: null, locked_by: null }))
+    .where(ours('webhook_deliveries'))
+    .where(paused);
   const prefix = `${ID_PREFIXES.webhook_attempt}_${timeBase62(now)}`;
   const open = db
     .insertInto('webhook_attempts')
@@ -123,9 +146,9 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
   const results = await runAtomic(
     db,
-    new WriteBatch().add(claim.compile()).add(cancel.compile()).add(open.compile()).add(claimed.compile()),
+    new WriteBatch().add(claim.compile()).add(cancel.compile()).add(park.compile()).add(open.compile()).add(claimed.compile()),
   );
-  const rows = results[3]!.rows as Array<{
+  const rows = results[4]!.rows as Array<{
     attempt_id: string;
     attempt_number: number;
     delivery_id: string;
@@ -249,7 +272,10 @@ export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]
   await runAtomic(db, batch);
 }
 
-/** Disables an endpoint and cancels its pending deliveries (an endpoint that answered 410). */
+/**
+ * Disables an endpoint and cancels its pending deliveries (an endpoint that answered 410, even one paused
+ * while that attempt was under way).
+ */
 function addDisableEndpoint(batch: WriteBatch, db: Q, endpointId: string, reason: string, now: number): WriteBatch {
   return batch
     .add(
@@ -257,7 +283,7 @@ function addDisableEndpoint(batch: WriteBatch, db: Q, endpointId: string, reason
         .updateTable('webhook_endpoints')
         .set({ status: 'disabled', disabled_reason: reason, updated_at: now })
         .where('id', '=', endpointId)
-        .where('status', '=', 'enabled')
+        .where('status', '!=', 'disabled')
         .compile(),
     )
     .add(cancelPendingDeliveriesQuery(db, endpointId, now).compile());
@@ -275,7 +301,28 @@ function cancelPendingDeliveriesQuery(db: Q, endpointId: string, now: number) {
     .where('status', '=', 'pending');
 }
 
-/** When the next pending delivery falls due (a due time or a lease's end), or null when none is pending. */
+/**
+ * Makes every pending delivery of an endpoint due now (a resumed endpoint's deliveries, parked by the claim
+ * or not yet), and signals the delivery workers at commit as new deliveries do. A delivery whose attempt is
+ * under way keeps its claim: its outcome decides what comes next. Answers how many were made due.
+ */
+export async function releaseDeliveries(tx: Tx, endpointId: string, now: number): Promise<number> {
+  const update = tx
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('locked_by', 'is', null);
+  // insertNotifying wraps any writing statement that can answer RETURNING, an UPDATE as well as an INSERT.
+  const release = signallingInsert(tx, insertNotifying(tx, update as never, DELIVERY_CHANNEL).compile(), DELIVERY_CHANNEL);
+  const [result] = await runInTransaction(tx, new WriteBatch().add(release.statement, release.onCommit));
+  return release.written(result!);
+}
+
+/**
+ * When the next pending delivery falls due (a due time or a lease's end), or null when none is pending.
+ * Parked deliveries (of a paused endpoint) have no due time and are not counted.
+ */
 export async function nextDueAt(db: Db): Promise<number | null> {
   const row = await db
     .selectFrom('webhook_deliveries')

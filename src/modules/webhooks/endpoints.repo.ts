@@ -1,8 +1,9 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { Q } from '../../db/transaction.js';
 import { scopedRows } from '../../db/scoped.js';
+import type { EndpointStatus } from './webhook.schema.js';
 
 export async function insertEndpoint(db: Q, row: Insertable<WebhookEndpointsTable>): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
@@ -53,6 +54,31 @@ export async function updateEndpoint(db: Q, scope: MerchantScope, id: string, pa
     .where('merchant_id', '=', scope.merchantId)
     .where('environment', '=', scope.environment)
     .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Moves one merchant's endpoint that is not deleted from status `from` to `to`; false when it is not in
+ * `from` (or does not exist). The condition makes the move safe beside a concurrent one: of two, only the
+ * first moves the row.
+ */
+export async function changeStatus(
+  db: Q,
+  scope: MerchantScope,
+  id: string,
+  from: EndpointStatus,
+  to: EndpointStatus,
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('webhook_endpoints')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', id)
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment)
+    .where('deleted_at', 'is', null)
+    .where(sql.ref('status'), '=', from)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -22,7 +22,7 @@ export async function deliveriesOf(db: Db, eventIds: string[]): Promise<Delivery
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .selectAll('d')
-    .select('e.url')
+    .select(['e.url', 'e.status as endpoint_status'])
     .where('d.event_id', 'in', eventIds)
     .orderBy('d.created_at')
     .orderBy('d.id')

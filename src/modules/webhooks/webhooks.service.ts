@@ -1,19 +1,21 @@
 // Webhook endpoints and the inspection and replay of emitted events (spec 2.6, 4.7; DECISIONS "Webhooks
-// and events"). Delivery itself is the worker's (src/jobs/webhook-worker.ts, deliveries.repo.ts).
+// and events"), and the endpoint actions only the merchant console offers: pause, resume, rotate the
+// secret (DECISIONS "The merchant console"). Delivery itself is the worker's (src/jobs/webhook-worker.ts,
+// deliveries.repo.ts).
 import { readPage, type Page } from '../../db/pagination.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
 import { transaction, type Db } from '../../db/transaction.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError, notFound, truncate } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { redeliverEvent } from '../events/index.js';
-import { cancelPendingDeliveries } from './deliveries.repo.js';
+import { cancelPendingDeliveries, releaseDeliveries } from './deliveries.repo.js';
 import * as endpoints from './endpoints.repo.js';
 import * as events from './webhook-events.repo.js';
 import { newSigningSecret } from './signing.js';
 import { assertEndpointUrl, urlPolicy, type Resolver } from './url-safety.js';
-import { deliveryView, endpointView, webhookEventView, type WebhookEndpoint, type WebhookEvent } from './webhook.schema.js';
+import { deliveryView, endpointView, statusOf, webhookEventView, type WebhookEndpoint, type WebhookEvent } from './webhook.schema.js';
 
 /** Endpoints per merchant and environment: each event fans out to every one of them. */
 export const MAX_ENDPOINTS = 16;
@@ -100,6 +102,65 @@ export class WebhookService {
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
+  /**
+   * Pauses an enabled endpoint (the merchant console): it stays subscribed, so new events and resends still
+   * make deliveries for it, but the worker attempts none of them and counts no attempt; they wait, pending,
+   * until resume. An attempt already under way finishes. Pausing a paused endpoint changes nothing; a
+   * disabled one cannot be paused.
+   */
+  async pause(scope: MerchantScope, id: string): Promise<WebhookEndpoint> {
+    const now = this.deps.clock.nowMs();
+    const row = await transaction(this.deps.db, async (tx) => {
+      await endpoints.changeStatus(tx, scope, id, 'enabled', 'paused', now);
+      return endpoints.findEndpoint(tx, scope, id);
+    });
+    return endpointView(this.moved(row, id, 'pause'));
+  }
+
+  /**
+   * Resumes a paused endpoint: `enabled` again, and every delivery that waited for it is due at once, the
+   * delivery workers woken as for a new event. Resuming an enabled endpoint changes nothing; a disabled
+   * one cannot be resumed (410 disabled it for good).
+   */
+  async resume(scope: MerchantScope, id: string): Promise<WebhookEndpoint> {
+    const now = this.deps.clock.nowMs();
+    const row = await transaction(this.deps.db, async (tx) => {
+      if (await endpoints.changeStatus(tx, scope, id, 'paused', 'enabled', now)) await releaseDeliveries(tx, id, now);
+      return endpoints.findEndpoint(tx, scope, id);
+    });
+    return endpointView(this.moved(row, id, 'resume'));
+  }
+
+  /**
+   * Replaces the signing secret with a new one, effective at once: every attempt claimed from now on,
+   * retries of earlier deliveries included, is signed with the new secret only (an attempt already under
+   * way was signed with the old one). Answers the endpoint with its new secret, shown this once, as at
+   * creation. A disabled endpoint's secret may be rotated too: it may have leaked all the same.
+   */
+  async rotateSecret(scope: MerchantScope, id: string): Promise<WebhookEndpoint & { secret: string }> {
+    const secret = newSigningSecret();
+    const now = this.deps.clock.nowMs();
+    const row = await transaction(this.deps.db, async (tx) => {
+      if (!(await endpoints.updateEndpoint(tx, scope, id, { secret, updated_at: now }))) return undefined;
+      return endpoints.findEndpoint(tx, scope, id);
+    });
+    if (!row) throw notFound('webhook endpoint', id);
+    return { ...endpointView(row), secret: row.secret };
+  }
+
+  /** The endpoint after a pause or resume, read in its transaction: refused when missing or disabled. */
+  private moved(row: WebhookEndpointRow | undefined, id: string, action: 'pause' | 'resume'): WebhookEndpointRow {
+    if (!row) throw notFound('webhook endpoint', id);
+    if (statusOf(row) === 'disabled') {
+      throw new AppError(
+        'parameter_invalid',
+        `Webhook endpoint '${truncate(id, 80)}' is disabled (it answered 410 Gone), so it cannot be ${action}d; create a new endpoint instead.`,
+        { param: 'id' },
+      );
+    }
+    return row;
+  }
+
   async listEvents(scope: MerchantScope, opts: { limit: number; startingAfter?: string; type?: string }): Promise<Page<WebhookEvent>> {
     const db = this.deps.db;
     const page = await readPage(
@@ -143,8 +204,9 @@ export class WebhookService {
   }
 
   /**
-   * Resend: a new delivery of the event to every enabled endpoint that subscribes to its type now, due at
-   * once, with the event's own id and body. `resent` counts them.
+   * Resend: a new delivery of the event to every endpoint that subscribes to its type now (enabled or
+   * paused: a paused endpoint's waits for resume like any other), due at once, with the event's own id and
+   * body. `resent` counts them.
    */
   async resendEvent(scope: MerchantScope, id: string): Promise<{ object: 'webhook_event'; id: string; resent: number }> {
     return { object: 'webhook_event', id, resent: await redeliverEvent(this.deps.db, scope, id) };
