@@ -14,6 +14,7 @@ export function esc(s: string): string {
 
 const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }> = [
   { path: '/console', label: 'Home' },
+  { path: '/console/payments', label: 'Payments' },
   { path: '/console/verification', label: 'Business verification' },
   { path: '/console/audit', label: 'Audit log', roles: ['owner'] },
   { path: '/console/account', label: 'Your account' },
@@ -76,7 +77,7 @@ ${opts.error ? `<p class="error" role="alert" id="login-error">${esc(opts.error)
 
 const csrfField = (s: ConsoleSession) => `<input type="hidden" name="_csrf" value="${esc(s.csrf)}">`;
 
-export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; payments: PaymentIntent[] }): string {
+export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: string }): string {
   const balances =
     data.balances.length === 0
       ? '<p>No money yet in this environment.</p>'
@@ -92,14 +93,14 @@ export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; pay
       : `<div class="table-wrap" tabindex="0" role="region" aria-label="Recent payments"><table><caption class="hint">The 10 most recent</caption><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Reference</th><th scope="col">Created</th></tr></thead><tbody>${data.payments
           .map(
             (p) =>
-              `<tr><td><code>${esc(p.id)}</code></td><td>${esc(p.currency)} ${esc(p.amount)}</td><td><span class="status">${esc(p.status)}</span></td><td>${esc(p.merchant_reference ?? '')}</td><td>${esc(p.created_at)}</td></tr>`,
+              `<tr><td><a href="/console/payments/${esc(p.id)}?env=${ctx.env ?? 'test'}"><code>${esc(p.id)}</code></a></td><td>${esc(p.currency)} ${esc(p.amount)}</td><td><span class="status">${esc(p.status)}</span></td><td>${esc(p.merchant_reference ?? '')}</td><td>${esc(p.created_at)}</td></tr>`,
           )
           .join('')}</tbody></table></div>`;
   return page(
     ctx,
     'Home',
     `<section aria-labelledby="h-balances"><h2 id="h-balances">Balances</h2>${balances}</section>
-<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>`,
+<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>${data.clock ?? ''}`,
   );
 }
 
@@ -200,4 +201,163 @@ export function auditPage(ctx: PageContext, rows: AuditLogRow[]): string {
 
 export function messagePage(ctx: PageContext, title: string, text: string): string {
   return page(ctx, title, `<div class="card"><p role="alert">${esc(text)}</p><p><a href="/console">Back to the console</a></p></div>`);
+}
+
+const STATUSES = ['awaiting_payment', 'confirming', 'paid', 'failed', 'expired', 'cancelled', 'refunded'];
+
+export function paymentsPage(
+  ctx: PageContext,
+  data: { payments: PaymentIntent[]; status?: string; q?: string; next?: string; error?: string },
+): string {
+  const env = ctx.env ?? 'test';
+  const rows =
+    data.payments.length === 0
+      ? '<p>No payments match.</p>'
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="Payments"><table><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Reference</th><th scope="col">Created</th></tr></thead><tbody>${data.payments
+          .map(
+            (p) =>
+              `<tr><td><a href="/console/payments/${esc(p.id)}?env=${env}"><code>${esc(p.id)}</code></a></td><td>${esc(p.currency)} ${esc(p.amount)}</td><td><span class="status">${esc(p.status)}</span></td><td>${esc(p.merchant_reference ?? '')}</td><td>${esc(p.created_at)}</td></tr>`,
+          )
+          .join('')}</tbody></table></div>`;
+  return page(
+    ctx,
+    'Payments',
+    `<form method="get" action="/console/payments" class="card" role="search"><input type="hidden" name="env" value="${env}">
+<label for="q">Search by payment id or merchant reference</label><input id="q" name="q" type="text" value="${esc(data.q ?? '')}">
+<label for="status">Status</label><select id="status" name="status"><option value="">Any</option>${STATUSES.map(
+      (st) => `<option value="${st}"${data.status === st ? ' selected' : ''}>${st.replace('_', ' ')}</option>`,
+    ).join('')}</select>
+<button type="submit">Show payments</button></form>
+${data.error ? `<p class="error" role="alert">${esc(data.error)}</p>` : ''}${rows}
+${data.next ? `<p><a href="/console/payments?env=${env}${data.status ? `&amp;status=${esc(data.status)}` : ''}&amp;after=${esc(data.next)}">Next page</a></p>` : ''}`,
+  );
+}
+
+export interface TimelineEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  deliveries: Array<{
+    id: string;
+    url: string;
+    status: string;
+    attempts?: Array<{
+      attempt: number;
+      outcome: string;
+      status_code: number | null;
+      error: string | null;
+      started_at: string;
+      duration_ms: number | null;
+    }>;
+  }>;
+}
+
+export const DRIVER_OUTCOMES = [
+  'success',
+  'attempt_failed',
+  'failed',
+  'underpaid',
+  'overpaid',
+  'review',
+  'expired',
+  'cancelled',
+  'duplicate',
+  'dispute',
+];
+export const DRIVER_METHODS = ['service_balance', 'mpesa', 'card', 'paypal', 'external_wallet'];
+
+export function paymentPage(
+  ctx: PageContext,
+  data: {
+    payment: PaymentIntent;
+    events: TimelineEvent[];
+    attempts: Array<{
+      id: string;
+      payment_method: string;
+      outcome: string;
+      amount: string;
+      asset: string;
+      failure_code: string | null;
+      created_at: number;
+    }>;
+    canDrive: boolean;
+    notice?: string;
+    error?: string;
+  },
+): string {
+  const p = data.payment;
+  const s = ctx.session!;
+  const fields: Array<[string, string | null]> = [
+    ['Status', p.status],
+    ['Amount', `${p.currency} ${p.amount}`],
+    ['Pays', `${p.pay_amount} ${p.settlement_currency}`],
+    ['Received', `${p.amount_received} ${p.settlement_currency}`],
+    ['Method', p.payment_method],
+    ['Merchant reference', p.merchant_reference],
+    ['Provider reference', p.provider_reference],
+    ['Created', p.created_at],
+    ['Expires', p.expires_at],
+  ];
+  const timeline =
+    data.events.length === 0
+      ? '<p>No events.</p>'
+      : `<ol class="timeline">${data.events
+          .map(
+            (e) =>
+              `<li><p><strong>${esc(e.type)}</strong> <span class="hint">${esc(e.created_at)} · <code>${esc(e.id)}</code></span></p>${
+                e.deliveries.length === 0
+                  ? '<p class="hint">No webhook endpoint subscribed.</p>'
+                  : `<ul>${e.deliveries
+                      .map(
+                        (d) =>
+                          `<li>Webhook to <code>${esc(d.url)}</code>: <span class="status">${esc(d.status)}</span>${
+                            d.attempts && d.attempts.length > 0
+                              ? `<ul>${d.attempts
+                                  .map(
+                                    (a) =>
+                                      `<li>Attempt ${a.attempt}: ${esc(a.outcome)}${a.status_code === null ? '' : ` (HTTP ${a.status_code})`}${a.error ? ` — ${esc(a.error)}` : ''} <span class="hint">${esc(a.started_at)}${a.duration_ms === null ? '' : `, ${a.duration_ms} ms`}</span></li>`,
+                                  )
+                                  .join('')}</ul>`
+                              : ''
+                          }</li>`,
+                      )
+                      .join('')}</ul>`
+              }</li>`,
+          )
+          .join('')}</ol>`;
+  const attempts =
+    data.attempts.length === 0
+      ? '<p>No pay attempts yet.</p>'
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="Pay attempts"><table><thead><tr><th scope="col">When</th><th scope="col">Method</th><th scope="col">Outcome</th><th scope="col">Amount</th><th scope="col">Failure</th></tr></thead><tbody>${data.attempts
+          .map(
+            (a) =>
+              `<tr><td>${esc(new Date(Number(a.created_at)).toISOString())}</td><td>${esc(a.payment_method)}</td><td>${esc(a.outcome)}</td><td>${esc(a.amount)} ${esc(a.asset)}</td><td>${esc(a.failure_code ?? '')}</td></tr>`,
+          )
+          .join('')}</tbody></table></div>`;
+  const driver = data.canDrive
+    ? `<section class="card" aria-labelledby="h-driver"><h2 id="h-driver">Sandbox: drive this payment</h2>
+<form method="post" action="/console/payments/${esc(p.id)}/simulate?env=test"><input type="hidden" name="_csrf" value="${esc(s.csrf)}">
+<label for="outcome">Outcome</label><select id="outcome" name="outcome">${DRIVER_OUTCOMES.map((o) => `<option value="${o}">${o.replace('_', ' ')}</option>`).join('')}</select>
+<label for="payment_method">Payment method</label><select id="payment_method" name="payment_method">${p.payment_methods
+        .map((m) => `<option value="${esc(m)}">${esc(m.replace('_', ' '))}</option>`)
+        .join('')}</select>
+<button type="submit">Apply outcome</button></form></section>`
+    : '';
+  return page(
+    ctx,
+    `Payment ${p.id}`,
+    `${data.notice ? `<p class="notice" role="status">${esc(data.notice)}</p>` : ''}${data.error ? `<p class="error" role="alert">${esc(data.error)}</p>` : ''}
+<div class="card"><dl class="kv">${fields.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v ?? '—')}</dd>`).join('')}</dl></div>
+${driver}
+<section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>${timeline}</section>
+<section aria-labelledby="h-attempts"><h2 id="h-attempts">Pay attempts</h2>${attempts}</section>`,
+  );
+}
+
+export function clockForm(s: ConsoleSession, now: string): string {
+  return `<section class="card" aria-labelledby="h-clock"><h2 id="h-clock">Sandbox clock</h2><p>Sandbox time: <strong id="sandbox-now">${esc(now)}</strong></p>
+<form method="post" action="/console/sandbox/clock?env=test"><input type="hidden" name="_csrf" value="${esc(s.csrf)}">
+<label for="seconds">Move forward by (seconds)</label><input id="seconds" name="seconds" type="text" inputmode="numeric" required aria-describedby="seconds-hint">
+<p class="hint" id="seconds-hint">3600 is an hour, 86400 a day. Expiry and settlements follow at once.</p>
+<button type="submit">Advance the clock</button></form></section>`;
 }

@@ -100,3 +100,45 @@ export async function listAudit(db: Q, merchantId: string, limit: number): Promi
     .limit(limit)
     .execute();
 }
+
+/** The events of one payment intent, oldest first (its timeline). */
+export async function eventIdsOfIntent(db: Q, scope: { merchantId: string; environment: string }, intentId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('id')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment as 'test' | 'live')
+    .where('payment_intent_id', '=', intentId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Every pay attempt of an intent, with what the rail recorded of it, oldest first. */
+export async function attemptsOfIntent(db: Q, intentId: string) {
+  return db
+    .selectFrom('payment_attempts')
+    .select(['id', 'payment_method', 'outcome', 'amount', 'asset', 'failure_code', 'created_at'])
+    .where('payment_intent_id', '=', intentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Intents whose merchant_reference is exactly `reference` (the console's search), newest first. */
+export async function intentIdsByReference(
+  db: Q,
+  scope: { merchantId: string; environment: string },
+  reference: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select('id')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment as 'test' | 'live')
+    .where('merchant_reference', '=', reference)
+    .orderBy('created_at', 'desc')
+    .limit(50)
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -11,10 +11,21 @@ import { serveAssets } from '../../http/static-assets.js';
 import { AppError } from '../../shared/errors.js';
 import { listBalances } from '../balances/index.js';
 import { checkVerification, findMerchant, submitVerification, verificationOf } from '../merchants/index.js';
+import { isIdOf } from '../../shared/ids.js';
+import { isoTime } from '../../shared/clock.js';
+import { advanceSandboxClock, simulatePayment } from '../sandbox/index.js';
+import type { IntentStatus, PaymentIntent, PaymentMethod, PaymentOutcome } from '../payment-intents/index.js';
+import * as repo from './console.repo.js';
 import { ConsoleError, type ConsoleSession } from './console-auth.service.js';
 import {
   accountPage,
   auditPage,
+  clockForm,
+  DRIVER_METHODS,
+  DRIVER_OUTCOMES,
+  paymentPage,
+  paymentsPage,
+  type TimelineEvent,
   homePage,
   liveClosedPage,
   loginPage,
@@ -176,7 +187,157 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     }
     const scope = { merchantId: session.user.merchantId, environment: ctx.env! };
     const [balances, payments] = await Promise.all([listBalances(deps.db, scope), deps.intents.list(scope, { limit: 10 })]);
-    return send(reply, 200, homePage(ctx, { balances, payments: payments.data }));
+    let clock: string | undefined;
+    if (ctx.env === 'test' && session.user.role !== 'viewer') {
+      const offset = await deps.clocks.sandboxOffsetMs(session.user.merchantId);
+      clock = clockForm(session, isoTime(deps.clocks.base.nowMs() + offset));
+    }
+    return send(reply, 200, homePage(ctx, { balances, payments: payments.data, clock }));
+  });
+
+  /** The scope of the environment the page shows; null (after answering) when live is not open yet. */
+  async function envScope(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession, path: string) {
+    const ctx = await ctxOf(request, session, path, true);
+    if (ctx.env === 'live' && !ctx.liveOpen) {
+      const v = await verificationOf(deps.db, session.user.merchantId);
+      await send(reply, 200, liveClosedPage(ctx, v.status, v.reason));
+      return null;
+    }
+    return { ctx, scope: { merchantId: session.user.merchantId, environment: ctx.env! } };
+  }
+
+  app.get('/console/payments', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const at = await envScope(request, reply, session, '/console/payments');
+    if (!at) return reply;
+    const q = request.query as { status?: string; q?: string; after?: string };
+    const status =
+      q.status && ['awaiting_payment', 'confirming', 'paid', 'failed', 'expired', 'cancelled', 'refunded'].includes(q.status)
+        ? q.status
+        : undefined;
+    const search = (q.q ?? '').trim();
+    let payments: PaymentIntent[] = [];
+    let next: string | undefined;
+    if (search) {
+      // An id opens its payment; anything else is looked up as a merchant reference.
+      if (isIdOf('payment_intent', search)) {
+        try {
+          payments = [await deps.intents.get(at.scope, search)];
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+        }
+      } else {
+        const ids = await repo.intentIdsByReference(deps.db, at.scope, search.slice(0, 255));
+        payments = await Promise.all(ids.map((id) => deps.intents.get(at.scope, id)));
+      }
+      if (status) payments = payments.filter((p) => p.status === status);
+    } else {
+      const after = q.after && isIdOf('payment_intent', q.after) ? q.after : undefined;
+      const page = await deps.intents.list(at.scope, { limit: 25, startingAfter: after, status: status as IntentStatus | undefined });
+      payments = page.data;
+      if (page.has_more) next = page.data.at(-1)?.id;
+    }
+    return send(reply, 200, paymentsPage(at.ctx, { payments, status, q: search, next }));
+  });
+
+  async function paymentDetail(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: ConsoleSession,
+    id: string,
+    extra: { notice?: string; error?: string; status?: number } = {},
+  ) {
+    const at = await envScope(request, reply, session, `/console/payments/${id}`);
+    if (!at) return reply;
+    let payment: PaymentIntent;
+    try {
+      payment = await deps.intents.get(at.scope, id);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(
+        reply,
+        404,
+        messagePage(
+          at.ctx,
+          'No such payment',
+          `There is no payment ${id} in the ${at.scope.environment === 'test' ? 'test' : 'live'} environment.`,
+        ),
+      );
+    }
+    const eventIds = await repo.eventIdsOfIntent(deps.db, at.scope, id);
+    const events = (await Promise.all(eventIds.map((e) => deps.webhooks.getEvent(at.scope, e)))) as unknown as TimelineEvent[];
+    const attempts = await repo.attemptsOfIntent(deps.db, id);
+    const canDrive = at.scope.environment === 'test' && session.user.role !== 'viewer';
+    return send(
+      reply,
+      extra.status ?? 200,
+      paymentPage(at.ctx, {
+        payment,
+        events,
+        attempts: attempts.map((a) => ({ ...a, created_at: Number(a.created_at) })),
+        canDrive,
+        ...extra,
+      }),
+    );
+  }
+
+  app.get('/console/payments/:id', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const id = (request.params as { id: string }).id;
+    const done = (request.query as { done?: string }).done;
+    return paymentDetail(request, reply, session, id, done ? { notice: `Outcome applied: ${done.replace('_', ' ')}.` } : {});
+  });
+
+  // Sandbox tools: the same code path as the API's sandbox helpers.
+  app.post('/console/payments/:id/simulate', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+    const id = (request.params as { id: string }).id;
+    const outcome = a.form['outcome'] ?? '';
+    const method = a.form['payment_method'] ?? '';
+    const scope = { merchantId: a.session.user.merchantId, environment: 'test' as const };
+    try {
+      if (!DRIVER_OUTCOMES.includes(outcome)) throw new AppError('parameter_invalid', 'Choose an outcome.', { param: 'outcome' });
+      if (!DRIVER_METHODS.includes(method))
+        throw new AppError('parameter_invalid', 'Choose a payment method.', { param: 'payment_method' });
+      await simulatePayment(deps, scope, id, { outcome: outcome as PaymentOutcome, payment_method: method as PaymentMethod });
+      await auth.audit(
+        scope.merchantId,
+        a.session.user,
+        a.session.user.email,
+        'sandbox.payment_driven',
+        id,
+        { outcome, payment_method: method },
+        request.ip,
+      );
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return paymentDetail(request, reply, a.session, id, { error: err.message, status: err.status });
+    }
+    return reply
+      .code(303)
+      .header('location', `/console/payments/${encodeURIComponent(id)}?env=test&done=${outcome}`)
+      .send();
+  });
+
+  app.post('/console/sandbox/clock', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+    const scope = { merchantId: a.session.user.merchantId, environment: 'test' as const };
+    const text = (a.form['seconds'] ?? '').trim();
+    try {
+      const seconds = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+      await advanceSandboxClock(deps, scope, seconds);
+      await auth.audit(scope.merchantId, a.session.user, a.session.user.email, 'sandbox.clock_advanced', null, { seconds }, request.ip);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(reply, 400, messagePage(await ctxOf(request, a.session, '/console'), 'Sandbox clock', err.message));
+    }
+    return reply.code(303).header('location', '/console?env=test').send();
   });
 
   app.get('/console/verification', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {

@@ -1,2 +1,3 @@
-export { sandboxRoutes, type SandboxDeps } from './sandbox.routes.js';
+export { sandboxRoutes } from './sandbox.routes.js';
+export { advanceSandboxClock, simulatePayment, type SandboxDeps, type SimulateInput } from './sandbox.service.js';
 export { triggerSampleEvent } from './trigger.service.js';

@@ -3,26 +3,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Db } from '../../db/transaction.js';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
 import { IdParams, metaProperties } from '../../http/schemas.js';
 import { requireAuth, type RequestScope } from '../../http/scope.js';
 import { isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
-import { requireAmount, type SettlementAsset } from '../../shared/money.js';
 import { DecimalString, StringEnum } from '../../shared/schema.js';
-import type { MerchantScope } from '../../shared/scope.js';
-import {
-  FAILURE_CODES,
-  PAYMENT_METHODS,
-  PAYMENT_OUTCOMES,
-  PaymentIntentResponse,
-  defaultFailureFor,
-  type IntentService,
-} from '../payment-intents/index.js';
-import type { RailRegistry } from '../rails/index.js';
+import { FAILURE_CODES, PAYMENT_METHODS, PAYMENT_OUTCOMES, PaymentIntentResponse } from '../payment-intents/index.js';
 import { triggerRoutes } from './trigger.routes.js';
+import { advanceSandboxClock, simulatePayment, type SandboxDeps } from './sandbox.service.js';
 
 function requireSandbox(request: FastifyRequest): RequestScope {
   const scope = requireAuth(request);
@@ -63,15 +53,6 @@ const ClockResponse = Type.Object(
   { title: 'SandboxClock' },
 );
 
-export interface SandboxDeps {
-  db: Db;
-  clocks: MerchantClocks;
-  intents: IntentService;
-  rails: RailRegistry;
-  /** Runs the time-based jobs (expiry, settlement maturing) for one merchant's environment at once. */
-  runTimeJobs: (scope: MerchantScope) => Promise<void>;
-}
-
 export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = async (app, { deps }) => {
   const { clocks, intents } = deps;
   await app.register(triggerRoutes, { deps });
@@ -92,23 +73,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
     },
     async (request) => {
       const scope = requireSandbox(request);
-      const body = request.body;
-      const intent = await intents.getRow(scope, request.params.id);
-      const amount =
-        body.amount === undefined ? undefined : requireAmount(body.amount, intent.settlement_currency as SettlementAsset, 'amount');
-      const rail = deps.rails.railFor('test', body.payment_method);
-      if (!rail) throw new Error(`no sandbox rail for ${body.payment_method}`);
-      const result = await rail.startPayment({
-        scope,
-        intent,
-        method: body.payment_method,
-        details: {
-          outcome: body.outcome,
-          amount,
-          failure_code: body.failure_code ?? (body.outcome === 'attempt_failed' ? defaultFailureFor(body.payment_method) : undefined),
-        },
-      });
-      return withResponseMeta(request, intents.view(result.intent));
+      const intent = await simulatePayment(deps, scope, request.params.id, request.body);
+      return withResponseMeta(request, intents.view(intent));
     },
   );
 
@@ -146,8 +112,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
     },
     async (request) => {
       const scope = requireSandbox(request);
-      const offset = await clocks.advanceSandbox(scope.merchantId, request.body.seconds);
-      await deps.runTimeJobs({ merchantId: scope.merchantId, environment: 'test' });
+      const offset = await advanceSandboxClock(deps, scope, request.body.seconds);
       return withResponseMeta(request, clockView(clocks, offset));
     },
   );

@@ -1,0 +1,71 @@
+// The sandbox test helpers' rules, in one place for the API (sandbox.routes.ts) and the merchant console:
+// the payment driver (an outcome through the sandbox rail, the same code path a real rail's report takes)
+// and the sandbox clock (moved forward, then the time-based jobs run at once for that merchant).
+import type { Db } from '../../db/transaction.js';
+import { AppError } from '../../shared/errors.js';
+import { requireAmount, type SettlementAsset } from '../../shared/money.js';
+import type { MerchantClocks } from '../../shared/clock.js';
+import type { MerchantScope } from '../../shared/scope.js';
+import { defaultFailureFor, type IntentService, type PaymentMethod, type PaymentOutcome } from '../payment-intents/index.js';
+import type { RailRegistry } from '../rails/index.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
+
+export interface SandboxDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  rails: RailRegistry;
+  /** Runs the time-based jobs (expiry, settlement maturing) for one merchant's environment at once. */
+  runTimeJobs: (scope: MerchantScope) => Promise<void>;
+}
+
+export interface SimulateInput {
+  outcome: PaymentOutcome;
+  payment_method: PaymentMethod;
+  /** Decimal text in the settlement asset. */
+  amount?: string;
+  failure_code?: string;
+}
+
+function sandboxOnly(scope: MerchantScope): void {
+  if (scope.environment !== 'test') {
+    throw new AppError('sandbox_only', 'This exists only in the sandbox; use a cwk_test_ key on the sandbox base URL.');
+  }
+}
+
+/** Drives a test payment to an outcome; answers the intent after it. */
+export async function simulatePayment(
+  deps: SandboxDeps,
+  scope: MerchantScope & { sandboxOffsetMs?: number },
+  intentId: string,
+  input: SimulateInput,
+): Promise<PaymentIntentRow> {
+  sandboxOnly(scope);
+  const intent = await deps.intents.getRow(scope, intentId);
+  const amount =
+    input.amount === undefined ? undefined : requireAmount(input.amount, intent.settlement_currency as SettlementAsset, 'amount');
+  const rail = deps.rails.railFor('test', input.payment_method);
+  if (!rail) throw new Error(`no sandbox rail for ${input.payment_method}`);
+  const result = await rail.startPayment({
+    scope,
+    intent,
+    method: input.payment_method,
+    details: {
+      outcome: input.outcome,
+      amount,
+      failure_code: input.failure_code ?? (input.outcome === 'attempt_failed' ? defaultFailureFor(input.payment_method) : undefined),
+    },
+  });
+  return result.intent;
+}
+
+/** Moves the merchant's sandbox time forward and runs its time-based jobs; answers the new offset (ms). */
+export async function advanceSandboxClock(deps: SandboxDeps, scope: MerchantScope, seconds: number): Promise<number> {
+  sandboxOnly(scope);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 400 * 86_400) {
+    throw new AppError('parameter_invalid', 'Invalid seconds: a whole number from 1 to 34560000 (400 days).', { param: 'seconds' });
+  }
+  const offset = await deps.clocks.advanceSandbox(scope.merchantId, seconds);
+  await deps.runTimeJobs({ merchantId: scope.merchantId, environment: 'test' });
+  return offset;
+}
