@@ -74,6 +74,23 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
     await page.getByRole('link', { name: 'Audit log' }).click();
     await expect(page.getByText('login', { exact: true }).first().isVisible()).resolves.toBe(true);
     await checked(page, 'audit');
+    // Payments, a payment's page with the sandbox driver, and the developers page.
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await checked(page, 'payments');
+    await page.getByRole('link', { name: /^pi_/ }).first().click();
+    await page.getByLabel('Outcome').selectOption('success');
+    await page.getByLabel('Payment method').selectOption('card');
+    await page.getByRole('button', { name: 'Apply outcome' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Outcome applied');
+    await expect(page.getByText('payment_intent.paid').first().isVisible()).resolves.toBe(true);
+    await checked(page, 'payment');
+    await page.getByRole('link', { name: 'Developers' }).click();
+    await page.getByLabel('Type', { exact: true }).selectOption('restricted');
+    await page.getByLabel('payments:read').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = (await page.locator('#shown-secret').textContent()) ?? '';
+    expect(shown).toMatch(/^cwk_test_rk_/);
+    await checked(page, 'developers');
     await page.close();
   });
 

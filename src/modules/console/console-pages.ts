@@ -15,6 +15,7 @@ export function esc(s: string): string {
 const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }> = [
   { path: '/console', label: 'Home' },
   { path: '/console/payments', label: 'Payments' },
+  { path: '/console/developers', label: 'Developers' },
   { path: '/console/verification', label: 'Business verification' },
   { path: '/console/audit', label: 'Audit log', roles: ['owner'] },
   { path: '/console/account', label: 'Your account' },
@@ -360,4 +361,97 @@ export function clockForm(s: ConsoleSession, now: string): string {
 <label for="seconds">Move forward by (seconds)</label><input id="seconds" name="seconds" type="text" inputmode="numeric" required aria-describedby="seconds-hint">
 <p class="hint" id="seconds-hint">3600 is an hour, 86400 a day. Expiry and settlements follow at once.</p>
 <button type="submit">Advance the clock</button></form></section>`;
+}
+
+export interface KeyRowView {
+  id: string;
+  type: string;
+  hint: string;
+  scopes: string[];
+  allowed_ips: string[];
+  status: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface EndpointRowView {
+  id: string;
+  url: string;
+  status: string;
+  events: string[];
+  created_at: string;
+}
+
+/** Keys and webhook endpoints of one environment (developers and owners act; viewers read). */
+export function developersPage(
+  ctx: PageContext,
+  data: {
+    keys: KeyRowView[];
+    endpoints: EndpointRowView[];
+    scopes: readonly string[];
+    canAct: boolean;
+    shown?: { label: string; secret: string };
+    notice?: string;
+    error?: string;
+  },
+): string {
+  const s = ctx.session!;
+  const env = ctx.env ?? 'test';
+  const q = `?env=${env}`;
+  const hidden = `<input type="hidden" name="_csrf" value="${esc(s.csrf)}">`;
+  const keyRows = data.keys
+    .map(
+      (k) =>
+        `<tr><td><code>${esc(k.hint)}</code></td><td>${esc(k.type)}</td><td>${esc(k.scopes.join(', ') || '—')}</td><td>${esc(k.allowed_ips.join(', ') || '—')}</td><td><span class="status">${esc(k.status)}</span></td><td>${esc(k.created_at)}</td><td>${esc(k.expires_at ?? '—')}</td><td>${
+          data.canAct && k.status === 'active'
+            ? `<form method="post" action="/console/developers/keys/${esc(k.id)}/rotate${q}">${hidden}<label for="grace-${esc(k.id)}">Old key works for (hours)</label><input id="grace-${esc(k.id)}" name="hours" type="text" inputmode="numeric" value="24"><button type="submit" class="secondary">Rotate</button></form>
+<form method="post" action="/console/developers/keys/${esc(k.id)}/revoke${q}">${hidden}<button type="submit" class="secondary" aria-label="Revoke ${esc(k.hint)}">Revoke</button></form>`
+            : ''
+        }</td></tr>`,
+    )
+    .join('');
+  const keys = `<div class="table-wrap" tabindex="0" role="region" aria-label="API keys"><table><thead><tr><th scope="col">Key</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col">Allowed addresses</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Actions</th></tr></thead><tbody>${keyRows}</tbody></table></div>`;
+  const createKey = data.canAct
+    ? `<form method="post" action="/console/developers/keys${q}" class="card">${hidden}<h3>Create a key</h3>
+<label for="key-type">Type</label><select id="key-type" name="type"><option value="secret">Secret</option><option value="restricted">Restricted</option><option value="publishable">Publishable</option></select>
+<fieldset><legend>Scopes (restricted keys)</legend>${data.scopes
+        .map((sc) => `<label><input type="checkbox" name="scope" value="${esc(sc)}"> ${esc(sc)}</label>`)
+        .join('')}</fieldset>
+${env === 'live' ? '<label for="key-ips">Allowed addresses (comma-separated IPs or CIDR ranges; empty allows any)</label><input id="key-ips" name="allowed_ips" type="text">' : ''}
+<button type="submit">Create key</button></form>`
+    : '';
+  const endpointRows = data.endpoints
+    .map(
+      (e) =>
+        `<tr><td><code>${esc(e.url)}</code></td><td><span class="status">${esc(e.status)}</span></td><td>${esc(e.events.join(', ') || 'every type')}</td><td>${esc(e.created_at)}</td><td>${
+          data.canAct
+            ? `${
+                e.status === 'enabled'
+                  ? `<form method="post" action="/console/developers/webhooks/${esc(e.id)}/pause${q}">${hidden}<button type="submit" class="secondary" aria-label="Pause ${esc(e.url)}">Pause</button></form>`
+                  : e.status === 'paused'
+                    ? `<form method="post" action="/console/developers/webhooks/${esc(e.id)}/resume${q}">${hidden}<button type="submit" class="secondary" aria-label="Resume ${esc(e.url)}">Resume</button></form>`
+                    : ''
+              }<form method="post" action="/console/developers/webhooks/${esc(e.id)}/rotate${q}">${hidden}<button type="submit" class="secondary" aria-label="Rotate the secret of ${esc(e.url)}">Rotate secret</button></form><form method="post" action="/console/developers/webhooks/${esc(e.id)}/delete${q}">${hidden}<button type="submit" class="secondary" aria-label="Delete ${esc(e.url)}">Delete</button></form>`
+            : ''
+        }</td></tr>`,
+    )
+    .join('');
+  const endpoints =
+    data.endpoints.length === 0
+      ? '<p>No webhook endpoints.</p>'
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="Webhook endpoints"><table><thead><tr><th scope="col">URL</th><th scope="col">Status</th><th scope="col">Events</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead><tbody>${endpointRows}</tbody></table></div>`;
+  const createEndpoint = data.canAct
+    ? `<form method="post" action="/console/developers/webhooks${q}" class="card">${hidden}<h3>Add an endpoint</h3>
+<label for="we-url">URL</label><input id="we-url" name="url" type="text" inputmode="url" required>
+<label for="we-events">Event types (comma-separated; empty for every type)</label><input id="we-events" name="events" type="text">
+<button type="submit">Add endpoint</button></form>`
+    : '';
+  return page(
+    ctx,
+    'Developers',
+    `${data.notice ? `<p class="notice" role="status">${esc(data.notice)}</p>` : ''}${data.error ? `<p class="error" role="alert">${esc(data.error)}</p>` : ''}
+${data.shown ? `<div class="card" role="status"><p><strong>${esc(data.shown.label)}</strong> It is shown this once: copy it now.</p><p><code id="shown-secret">${esc(data.shown.secret)}</code></p></div>` : ''}
+<section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>${keys}${createKey}</section>
+<section aria-labelledby="h-webhooks"><h2 id="h-webhooks">Webhook endpoints</h2>${endpoints}${createEndpoint}</section>`,
+  );
 }

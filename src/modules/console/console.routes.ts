@@ -16,11 +16,14 @@ import { isoTime } from '../../shared/clock.js';
 import { advanceSandboxClock, simulatePayment } from '../sandbox/index.js';
 import type { IntentStatus, PaymentIntent, PaymentMethod, PaymentOutcome } from '../payment-intents/index.js';
 import * as repo from './console.repo.js';
+import { createKey } from '../merchants/index.js';
+import { listKeys, revokeKey, rotateKey, SCOPES } from '../keys/index.js';
 import { ConsoleError, type ConsoleSession } from './console-auth.service.js';
 import {
   accountPage,
   auditPage,
   clockForm,
+  developersPage,
   DRIVER_METHODS,
   DRIVER_OUTCOMES,
   paymentPage,
@@ -63,7 +66,9 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
   const style = files['console.css']!;
 
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    // A repeated field (the scope checkboxes) arrives as its values joined by commas.
+    const params = new URLSearchParams(body as string);
+    done(null, Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.getAll(k).join(',')])));
   });
 
   const secure = (request: FastifyRequest) => request.protocol === 'https';
@@ -338,6 +343,170 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
       return send(reply, 400, messagePage(await ctxOf(request, a.session, '/console'), 'Sandbox clock', err.message));
     }
     return reply.code(303).header('location', '/console?env=test').send();
+  });
+
+  // Developers: API keys and webhook endpoints, through the same services as the CLI and the API.
+  async function developers(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: ConsoleSession,
+    extra: { shown?: { label: string; secret: string }; notice?: string; error?: string; status?: number } = {},
+  ) {
+    const at = await envScope(request, reply, session, '/console/developers');
+    if (!at) return reply;
+    const keys = (await listKeys(deps.db, session.user.merchantId, deps.clocks.base.nowMs())).filter(
+      (k) => k.environment === at.scope.environment,
+    );
+    const endpoints = (await deps.webhooks.listEndpoints(at.scope)).data;
+    return send(
+      reply,
+      extra.status ?? 200,
+      developersPage(at.ctx, { keys, endpoints, scopes: SCOPES, canAct: session.user.role !== 'viewer', ...extra }),
+    );
+  }
+
+  app.get('/console/developers', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    return developers(request, reply, session, { notice: (request.query as { done?: string }).done });
+  });
+
+  /** A developers action: role checked, the live side open, errors shown on the page, then back to it. */
+  const developerAction = (
+    path: string,
+    act: (
+      session: ConsoleSession,
+      form: Form,
+      scope: { merchantId: string; environment: Env },
+      params: { id?: string },
+      request: FastifyRequest,
+    ) => Promise<string | { shown: { label: string; secret: string }; notice: string }>,
+  ) =>
+    app.post(path, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+      const a = await acting(request, reply);
+      if (!a) return reply;
+      if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+      const ctx = await ctxOf(request, a.session, '/console/developers', true);
+      if (ctx.env === 'live' && !ctx.liveOpen) return forbidden(request, reply, a.session);
+      const scope = { merchantId: a.session.user.merchantId, environment: ctx.env! };
+      try {
+        const done = await act(a.session, a.form, scope, request.params as { id?: string }, request);
+        if (typeof done !== 'string') return developers(request, reply, a.session, done);
+        return reply
+          .code(303)
+          .header('location', `/console/developers?env=${scope.environment}&done=${encodeURIComponent(done)}`)
+          .send();
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return developers(request, reply, a.session, { error: err.message, status: err.status });
+      }
+    });
+
+  /** The merchant's own key, or 404 as if it did not exist. */
+  async function ownKey(merchantId: string, id: string | undefined) {
+    const key = (await listKeys(deps.db, merchantId, deps.clocks.base.nowMs())).find((k) => k.id === id);
+    if (!key) throw new AppError('resource_missing', 'No such key.', { param: 'id' });
+    return key;
+  }
+
+  developerAction('/console/developers/keys', async (session, form, scope, _params, request) => {
+    const type = form['type'];
+    if (type !== 'secret' && type !== 'restricted' && type !== 'publishable')
+      throw new AppError('parameter_invalid', 'Choose a key type.', { param: 'type' });
+    const scopes = (form['scope'] ?? '').split(',').filter(Boolean);
+    const ips = (form['allowed_ips'] ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const issued = await createKey(deps.db, deps.clocks.base, {
+      merchantId: session.user.merchantId,
+      environment: scope.environment,
+      type,
+      ...(type === 'restricted' ? { scopes } : {}),
+      ...(ips.length > 0 ? { allowedIps: ips } : {}),
+    });
+    await auth.audit(
+      session.user.merchantId,
+      session.user,
+      session.user.email,
+      'key.created',
+      issued.id,
+      { type, environment: scope.environment, scopes: issued.scopes },
+      request.ip,
+    );
+    return { shown: { label: `Your new ${type} key.`, secret: issued.key }, notice: 'Key created.' };
+  });
+  developerAction('/console/developers/keys/:id/revoke', async (session, _form, _scope, params, request) => {
+    const key = await ownKey(session.user.merchantId, params.id);
+    await revokeKey(deps.db, deps.clocks.base, key.id);
+    await auth.audit(session.user.merchantId, session.user, session.user.email, 'key.revoked', key.id, null, request.ip);
+    return 'Key revoked.';
+  });
+  developerAction('/console/developers/keys/:id/rotate', async (session, form, _scope, params, request) => {
+    const key = await ownKey(session.user.merchantId, params.id);
+    const hours = /^[0-9]{1,3}$/.test((form['hours'] ?? '').trim()) ? Number(form['hours']) : NaN;
+    const out = await rotateKey(deps.db, deps.clocks.base, key.id, hours);
+    await auth.audit(
+      session.user.merchantId,
+      session.user,
+      session.user.email,
+      'key.rotated',
+      key.id,
+      { new_key: out.new_key.id, hours },
+      request.ip,
+    );
+    return {
+      shown: { label: `The replacement key (the old one works until ${out.old_key.expires_at}).`, secret: out.new_key.key },
+      notice: 'Key rotated.',
+    };
+  });
+  developerAction('/console/developers/webhooks', async (session, form, scope, _params, request) => {
+    const events = (form['events'] ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const created = await deps.webhooks.createEndpoint(scope, { url: (form['url'] ?? '').trim(), events });
+    await auth.audit(
+      session.user.merchantId,
+      session.user,
+      session.user.email,
+      'webhook_endpoint.created',
+      created.id,
+      { url: created.url },
+      request.ip,
+    );
+    return { shown: { label: `The signing secret of ${created.url}.`, secret: created.secret }, notice: 'Endpoint added.' };
+  });
+  for (const action of ['pause', 'resume', 'delete'] as const) {
+    developerAction(`/console/developers/webhooks/:id/${action}`, async (session, _form, scope, params, request) => {
+      const id = params.id ?? '';
+      if (action === 'pause') await deps.webhooks.pause(scope, id);
+      else if (action === 'resume') await deps.webhooks.resume(scope, id);
+      else await deps.webhooks.deleteEndpoint(scope, id);
+      await auth.audit(
+        session.user.merchantId,
+        session.user,
+        session.user.email,
+        `webhook_endpoint.${action === 'delete' ? 'deleted' : `${action}d`}`,
+        id,
+        null,
+        request.ip,
+      );
+      return action === 'pause' ? 'Endpoint paused.' : action === 'resume' ? 'Endpoint resumed.' : 'Endpoint deleted.';
+    });
+  }
+  developerAction('/console/developers/webhooks/:id/rotate', async (session, _form, scope, params, request) => {
+    const rotated = await deps.webhooks.rotateSecret(scope, params.id ?? '');
+    await auth.audit(
+      session.user.merchantId,
+      session.user,
+      session.user.email,
+      'webhook_endpoint.secret_rotated',
+      rotated.id,
+      null,
+      request.ip,
+    );
+    return { shown: { label: `The new signing secret of ${rotated.url}, in use now.`, secret: rotated.secret }, notice: 'Secret rotated.' };
   });
 
   app.get('/console/verification', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
