@@ -19,6 +19,10 @@ export interface MerchantsTable {
   kyb_details: Generated<string | null>;
   kyb_reason: Generated<string | null>;
   kyb_submitted_at: Generated<number | null>;
+  /** The transaction PIN for balance refunds in the console (scrypt), wrong ones in a row, and the lock. */
+  pin_hash: Generated<string | null>;
+  pin_failures: Generated<number>;
+  pin_locked_until: Generated<number | null>;
 }
 
 export interface AppsTable {
@@ -525,7 +529,10 @@ export interface DB {
 }
 
 /** A merchant as every request sees it (the business verification's details are read apart, by the console). */
-export type Merchant = Omit<Selectable<MerchantsTable>, 'kyb_details' | 'kyb_reason' | 'kyb_submitted_at'>;
+export type Merchant = Omit<
+  Selectable<MerchantsTable>,
+  'kyb_details' | 'kyb_reason' | 'kyb_submitted_at' | 'pin_hash' | 'pin_failures' | 'pin_locked_until'
+>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;
 export type CustomerRow = Selectable<CustomersTable>;

@@ -263,6 +263,42 @@ export class ConsoleAuth {
     await this.audit(user.merchant_id, session.user, user.email, 'user.totp_disabled', user.id, null, ip);
   }
 
+  /** Whether the merchant has a transaction PIN. */
+  async hasPin(merchantId: string): Promise<boolean> {
+    return ((await repo.findPin(this.deps.db, merchantId))?.pin_hash ?? null) !== null;
+  }
+
+  /** Sets or changes the merchant's transaction PIN (owner only; needs the owner's password). */
+  async setPin(session: ConsoleSession, password: string, pin: string, ip: string): Promise<void> {
+    if (session.user.role !== 'owner') throw new ConsoleError(403, 'Only an owner sets the transaction PIN.');
+    const user = (await repo.findUser(this.deps.db, session.user.id))!;
+    if (!(await verifySecret(password, user.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
+    if (!/^[0-9]{6}$/.test(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
+    const had = await this.hasPin(user.merchant_id);
+    await repo.setPin(this.deps.db, user.merchant_id, await hashSecret(pin));
+    await this.audit(user.merchant_id, session.user, user.email, had ? 'pin.changed' : 'pin.set', user.merchant_id, null, ip);
+  }
+
+  /** Checks the PIN for a balance refund; five wrong in a row lock PIN refunds for 15 minutes. */
+  async checkPin(session: ConsoleSession, pin: string, ip: string): Promise<void> {
+    const merchantId = session.user.merchantId;
+    const state = await repo.findPin(this.deps.db, merchantId);
+    const now = this.now();
+    if (!state?.pin_hash) throw new ConsoleError(400, 'Set a transaction PIN first (Your account).');
+    if (state.pin_locked_until !== null && Number(state.pin_locked_until) > now) {
+      const minutes = Math.ceil((Number(state.pin_locked_until) - now) / 60_000);
+      throw new ConsoleError(423, `PIN refunds are locked after ${LOCK_AFTER_FAILURES} wrong PINs; try again in ${minutes} minutes.`);
+    }
+    if (!(await verifySecret(pin, state.pin_hash))) {
+      const failed = await repo.countPinFailure(this.deps.db, merchantId, LOCK_AFTER_FAILURES, now + LOCK_MS);
+      await this.audit(merchantId, session.user, session.user.email, 'pin.failed', null, { attempt: failed }, ip);
+      if (failed >= LOCK_AFTER_FAILURES)
+        throw new ConsoleError(423, `PIN refunds are locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong PINs.`);
+      throw new ConsoleError(400, 'The transaction PIN is not right.');
+    }
+    await repo.resetPinFailures(this.deps.db, merchantId);
+  }
+
   /** Records who did what, when and from where; the owner reads it in the console. */
   async audit(
     merchantId: string,

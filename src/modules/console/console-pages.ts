@@ -158,9 +158,18 @@ ${KYB_FIELDS.map(
 
 export function accountPage(
   ctx: PageContext,
-  opts: { error?: string; notice?: string; totpSetup?: { secret: string; uri: string; qr: string } },
+  opts: { error?: string; notice?: string; totpSetup?: { secret: string; uri: string; qr: string }; hasPin?: boolean },
 ): string {
   const s = ctx.session!;
+  const pin =
+    s.user.role === 'owner'
+      ? `<section class="card" aria-labelledby="h-pin"><h2 id="h-pin">Transaction PIN</h2>
+<p>${opts.hasPin ? 'A PIN is set. Change it here.' : 'No PIN yet: set one to refund balance payments.'}</p>
+<form method="post" action="/console/account/pin">${csrfField(s)}
+<label for="pin-password">Your password</label><input id="pin-password" name="password" type="password" autocomplete="current-password" required>
+<label for="pin-new">New PIN (6 digits)</label><input id="pin-new" name="pin" type="password" inputmode="numeric" autocomplete="off" required>
+<button type="submit">${opts.hasPin ? 'Change PIN' : 'Set PIN'}</button></form></section>`
+      : '';
   const totp = s.user.totp
     ? `<p>Two-step sign-in is <strong>on</strong>.</p><form method="post" action="/console/account/totp/disable">${csrfField(s)}
 <label for="totp-off-password">Password</label><input id="totp-off-password" name="password" type="password" autocomplete="current-password" required>
@@ -183,7 +192,7 @@ export function accountPage(
 <label for="next">New password</label><input id="next" name="next" type="password" autocomplete="new-password" required minlength="12" aria-describedby="next-hint">
 <p class="hint" id="next-hint">12 characters or more. Your other sessions are signed out.</p>
 <button type="submit">Change password</button></form></section>
-<section class="card" aria-labelledby="h-totp"><h2 id="h-totp">Two-step sign-in</h2>${totp}</section>`,
+<section class="card" aria-labelledby="h-totp"><h2 id="h-totp">Two-step sign-in</h2>${totp}</section>${pin}`,
   );
 }
 
@@ -282,6 +291,8 @@ export function paymentPage(
       created_at: number;
     }>;
     canDrive: boolean;
+    /** The owner may refund this balance payment with the PIN. */
+    canPinRefund?: boolean;
     notice?: string;
     error?: string;
   },
@@ -349,6 +360,14 @@ export function paymentPage(
     `Payment ${p.id}`,
     `${data.notice ? `<p class="notice" role="status">${esc(data.notice)}</p>` : ''}${data.error ? `<p class="error" role="alert">${esc(data.error)}</p>` : ''}
 <div class="card"><dl class="kv">${fields.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v ?? '—')}</dd>`).join('')}</dl></div>
+${
+  data.canPinRefund
+    ? `<section class="card" aria-labelledby="h-refund"><h2 id="h-refund">Refund this balance payment</h2>
+<form method="post" action="/console/payments/${esc(p.id)}/refund?env=${ctx.env ?? 'test'}"><input type="hidden" name="_csrf" value="${esc(s.csrf)}">
+<label for="refund-pin">Transaction PIN</label><input id="refund-pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required>
+<button type="submit">Refund ${esc(p.currency)} ${esc(p.amount)}</button></form></section>`
+    : ''
+}
 ${driver}
 <section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>${timeline}</section>
 <section aria-labelledby="h-attempts"><h2 id="h-attempts">Pay attempts</h2>${attempts}</section>`,

@@ -142,3 +142,34 @@ export async function intentIdsByReference(
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The merchant's transaction PIN state (hash, wrong ones in a row, lock). */
+export async function findPin(db: Q, merchantId: string) {
+  return db
+    .selectFrom('merchants')
+    .select(['pin_hash', 'pin_failures', 'pin_locked_until'])
+    .where('id', '=', merchantId)
+    .executeTakeFirst();
+}
+
+export async function setPin(db: Q, merchantId: string, hash: string): Promise<void> {
+  await db.updateTable('merchants').set({ pin_hash: hash, pin_failures: 0, pin_locked_until: null }).where('id', '=', merchantId).execute();
+}
+
+/** One more wrong PIN; the `lockAfter`-th in a row locks PIN refunds until `lockUntil`. Answers the count. */
+export async function countPinFailure(db: Q, merchantId: string, lockAfter: number, lockUntil: number): Promise<number> {
+  await db
+    .updateTable('merchants')
+    .set((eb) => ({ pin_failures: eb('pin_failures', '+', 1) }))
+    .where('id', '=', merchantId)
+    .execute();
+  const row = await db.selectFrom('merchants').select('pin_failures').where('id', '=', merchantId).executeTakeFirstOrThrow();
+  const failed = Number(row.pin_failures);
+  if (failed >= lockAfter)
+    await db.updateTable('merchants').set({ pin_failures: 0, pin_locked_until: lockUntil }).where('id', '=', merchantId).execute();
+  return failed;
+}
+
+export async function resetPinFailures(db: Q, merchantId: string): Promise<void> {
+  await db.updateTable('merchants').set({ pin_failures: 0, pin_locked_until: null }).where('id', '=', merchantId).execute();
+}

@@ -274,6 +274,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     const events = (await Promise.all(eventIds.map((e) => deps.webhooks.getEvent(at.scope, e)))) as unknown as TimelineEvent[];
     const attempts = await repo.attemptsOfIntent(deps.db, id);
     const canDrive = at.scope.environment === 'test' && session.user.role !== 'viewer';
+    const canPinRefund = session.user.role === 'owner' && payment.status === 'paid' && payment.payment_method === 'service_balance';
     return send(
       reply,
       extra.status ?? 200,
@@ -282,6 +283,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
         events,
         attempts: attempts.map((a) => ({ ...a, created_at: Number(a.created_at) })),
         canDrive,
+        canPinRefund,
         ...extra,
       }),
     );
@@ -292,7 +294,9 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     if (!session) return reply;
     const id = (request.params as { id: string }).id;
     const done = (request.query as { done?: string }).done;
-    return paymentDetail(request, reply, session, id, done ? { notice: `Outcome applied: ${done.replace('_', ' ')}.` } : {});
+    const notice =
+      done === 'refunded' ? 'Refunded: the payment is refunded.' : done ? `Outcome applied: ${done.replace('_', ' ')}.` : undefined;
+    return paymentDetail(request, reply, session, id, notice ? { notice } : {});
   });
 
   // Sandbox tools: the same code path as the API's sandbox helpers.
@@ -325,6 +329,38 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     return reply
       .code(303)
       .header('location', `/console/payments/${encodeURIComponent(id)}?env=test&done=${outcome}`)
+      .send();
+  });
+
+  // Balance refunds with the transaction PIN (owner only): the refund service's own rules, done at once.
+  app.post('/console/payments/:id/refund', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role !== 'owner') return forbidden(request, reply, a.session);
+    const id = (request.params as { id: string }).id;
+    const ctx = await ctxOf(request, a.session, `/console/payments/${id}`, true);
+    if (ctx.env === 'live' && !ctx.liveOpen) return forbidden(request, reply, a.session);
+    const scope = { merchantId: a.session.user.merchantId, environment: ctx.env! };
+    try {
+      await auth.checkPin(a.session, (a.form['pin'] ?? '').trim(), request.ip);
+      const refund = await deps.refunds.refundBalancePayment(scope, id);
+      await auth.audit(
+        scope.merchantId,
+        a.session.user,
+        a.session.user.email,
+        'refund.created',
+        refund.id,
+        { payment_intent: id, via: 'pin' },
+        request.ip,
+      );
+    } catch (err) {
+      if (err instanceof ConsoleError) return paymentDetail(request, reply, a.session, id, { error: err.message, status: err.status });
+      if (!(err instanceof AppError)) throw err;
+      return paymentDetail(request, reply, a.session, id, { error: err.message, status: err.status });
+    }
+    return reply
+      .code(303)
+      .header('location', `/console/payments/${encodeURIComponent(id)}?env=${scope.environment}&done=refunded`)
       .send();
   });
 
@@ -563,7 +599,8 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     const notice = { password: 'Your password is changed.', totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' }[
       q.done ?? ''
     ];
-    return send(reply, 200, accountPage(await ctxOf(request, session, '/console/account'), { notice }));
+    const hasPin = await auth.hasPin(session.user.merchantId);
+    return send(reply, 200, accountPage(await ctxOf(request, session, '/console/account'), { notice, hasPin }));
   });
 
   /** An account form: runs `act`, then back to the account page with a notice, or the page with the error. */
@@ -598,6 +635,10 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
   accountAction('/console/account/totp/confirm', async (session, form, request) => {
     await auth.confirmTotp(session, form['code'] ?? '', request.ip);
     return 'totp_on';
+  });
+  accountAction('/console/account/pin', async (session, form, request) => {
+    await auth.setPin(session, form['password'] ?? '', (form['pin'] ?? '').trim(), request.ip);
+    return 'pin';
   });
   accountAction('/console/account/totp/disable', async (session, form, request) => {
     await auth.disableTotp(session, form['password'] ?? '', request.ip);

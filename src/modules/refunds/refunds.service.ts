@@ -63,7 +63,13 @@ function ledgerBase(row: RefundRow, at: number) {
 }
 
 /** Checks every rule, records the refund as `requested` and reserves its funds, in one transaction. */
-async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: CreateRefundInput): Promise<RefundRow> {
+async function requestRefund(
+  trx: Tx,
+  scope: MerchantScope,
+  now: number,
+  input: CreateRefundInput,
+  via: 'api' | 'dashboard' = 'api',
+): Promise<RefundRow> {
   const intent = await lockIntent(trx, scope, input.paymentIntent);
   if (!intent)
     throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
@@ -100,10 +106,16 @@ async function requestRefund(trx: Tx, scope: MerchantScope, now: number, input: 
       `The refund window of ${windowDays} days after payment has passed (paid ${isoTime(intent.paid_at)}); contact support.`,
     );
   }
-  if (method === 'service_balance') {
+  if (method === 'service_balance' && via === 'api') {
     throw new AppError(
       'use_dashboard_refund',
       'This payment was made from the service balance: refund it in the dashboard with your transaction PIN.',
+    );
+  }
+  if (method !== 'service_balance' && via === 'dashboard') {
+    throw new AppError(
+      'parameter_invalid',
+      `Only balance payments are refunded with the PIN; this one was paid by ${method}: use the API.`,
     );
   }
   if (method === 'external_wallet' && input.returnAddress === undefined) {
@@ -234,7 +246,37 @@ export class RefundService {
     });
   }
 
-  /** The operator's decision on a requested refund (`cowrie refunds review`). */
+  /**
+   * A balance payment refunded in the console with the transaction PIN (checked by the console first): the
+   * same rules as the API's refunds (one per payment, paid, not disputed, 180 days), succeeded at once in
+   * one transaction: the intent is refunded and `payment_intent.refunded` fires.
+   */
+  async refundBalancePayment(
+    scope: MerchantScope & { sandboxOffsetMs?: number },
+    paymentIntent: string,
+    reason?: string,
+  ): Promise<RefundRow> {
+    const deps = this.deps;
+    const clock = await deps.clocks.of(scope);
+    try {
+      return await transaction(deps.db, async (trx) => {
+        const now = clock.nowMs();
+        const row = await requestRefund(
+          trx,
+          scope,
+          now,
+          { paymentIntent, intentParam: 'payment_intent', ...(reason ? { reason } : {}) },
+          'dashboard',
+        );
+        return finishRefund(trx, deps, row, 'succeeded', now);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new AppError('refund_exists', 'This payment already has a refund; a payment has at most one refund.');
+      throw err;
+    }
+  }
+
   /** The operator's decision on a requested refund, with the provider's reference of the reversal made by hand. */
   async review(refundId: string, outcome: 'succeeded' | 'failed', reference?: string): Promise<RefundRow> {
     const deps = this.deps;

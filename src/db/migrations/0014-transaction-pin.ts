@@ -1,0 +1,18 @@
+// The merchant's transaction PIN (issue 17, part 5): the owner's second secret for balance refunds in the
+// console, stored hashed (scrypt), with the count of consecutive wrong PINs and the lock they lead to.
+import { type Kysely } from 'kysely';
+import { bigintType, engineOf } from '../dialect.js';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  const big = bigintType(engineOf(db));
+  await db.schema.alterTable('merchants').addColumn('pin_hash', 'text').execute();
+  await db.schema
+    .alterTable('merchants')
+    .addColumn('pin_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema.alterTable('merchants').addColumn('pin_locked_until', big).execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  for (const c of ['pin_locked_until', 'pin_failures', 'pin_hash']) await db.schema.alterTable('merchants').dropColumn(c).execute();
+}
