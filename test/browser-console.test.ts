@@ -91,6 +91,11 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
     const shown = (await page.locator('#shown-secret').textContent()) ?? '';
     expect(shown).toMatch(/^cwk_test_rk_/);
     await checked(page, 'developers');
+    for (const name of ['Refunds', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events']) {
+      await page.getByRole('link', { name, exact: true }).click();
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(name);
+      await checked(page, name.toLowerCase().replace(' ', '-'));
+    }
     await page.close();
   });
 

@@ -15,6 +15,12 @@ export function esc(s: string): string {
 const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }> = [
   { path: '/console', label: 'Home' },
   { path: '/console/payments', label: 'Payments' },
+  { path: '/console/refunds', label: 'Refunds' },
+  { path: '/console/settlements', label: 'Settlements' },
+  { path: '/console/links', label: 'Payment links' },
+  { path: '/console/customers', label: 'Customers' },
+  { path: '/console/reports', label: 'Reports' },
+  { path: '/console/events', label: 'Events' },
   { path: '/console/developers', label: 'Developers' },
   { path: '/console/verification', label: 'Business verification' },
   { path: '/console/audit', label: 'Audit log', roles: ['owner'] },
@@ -472,5 +478,33 @@ ${env === 'live' ? '<label for="key-ips">Allowed addresses (comma-separated IPs 
 ${data.shown ? `<div class="card" role="status"><p><strong>${esc(data.shown.label)}</strong> It is shown this once: copy it now.</p><p><code id="shown-secret">${esc(data.shown.secret)}</code></p></div>` : ''}
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>${keys}${createKey}</section>
 <section aria-labelledby="h-webhooks"><h2 id="h-webhooks">Webhook endpoints</h2>${endpoints}${createEndpoint}</section>`,
+  );
+}
+
+/** One column of a list page: its heading and how a record shows in it (already escaped HTML). */
+export interface Column<T> {
+  heading: string;
+  cell: (row: T) => string;
+}
+
+/** A list of records, newest first, with keyset paging by `after`. */
+export function listPage<T>(
+  ctx: PageContext,
+  title: string,
+  data: { rows: T[]; columns: Column<T>[]; next?: string; empty: string; before?: string; after?: string },
+): string {
+  const env = ctx.env ?? 'test';
+  const table =
+    data.rows.length === 0
+      ? `<p>${esc(data.empty)}</p>`
+      : `<div class="table-wrap" tabindex="0" role="region" aria-label="${esc(title)}"><table><thead><tr>${data.columns
+          .map((c) => `<th scope="col">${esc(c.heading)}</th>`)
+          .join(
+            '',
+          )}</tr></thead><tbody>${data.rows.map((r) => `<tr>${data.columns.map((c) => `<td>${c.cell(r)}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+  return page(
+    ctx,
+    title,
+    `${data.before ?? ''}${table}${data.next ? `<p><a href="${ctx.path}?env=${env}&amp;after=${esc(data.next)}">Next page</a></p>` : ''}${data.after ?? ''}`,
   );
 }

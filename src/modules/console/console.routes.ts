@@ -16,6 +16,11 @@ import { isoTime } from '../../shared/clock.js';
 import { advanceSandboxClock, simulatePayment } from '../sandbox/index.js';
 import type { IntentStatus, PaymentIntent, PaymentMethod, PaymentOutcome } from '../payment-intents/index.js';
 import * as repo from './console.repo.js';
+import { listSettlements, type Settlement } from '../settlements/index.js';
+import type { Refund } from '../refunds/index.js';
+import type { Customer } from '../customers/index.js';
+import type { PaymentLink } from '../payment-links/index.js';
+import { PAYMENTS_REPORT, SETTLEMENTS_REPORT } from '../reports/index.js';
 import { createKey } from '../merchants/index.js';
 import { listKeys, revokeKey, rotateKey, SCOPES } from '../keys/index.js';
 import { ConsoleError, type ConsoleSession } from './console-auth.service.js';
@@ -23,6 +28,9 @@ import {
   accountPage,
   auditPage,
   clockForm,
+  esc,
+  listPage,
+  type Column,
   developersPage,
   DRIVER_METHODS,
   DRIVER_OUTCOMES,
@@ -543,6 +551,244 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
       request.ip,
     );
     return { shown: { label: `The new signing secret of ${rotated.url}, in use now.`, secret: rotated.secret }, notice: 'Secret rotated.' };
+  });
+
+  // The merchant's records, read through the same services as the API: one page each, newest first.
+  const code = (v: string | null | undefined) => (v ? `<code>${esc(v)}</code>` : '—');
+  const text = (v: string | number | null | undefined) => (v === null || v === undefined || v === '' ? '—' : esc(String(v)));
+  const payLink = (env: string, id: string | null) =>
+    id ? `<a href="/console/payments/${esc(id)}?env=${env}"><code>${esc(id)}</code></a>` : '—';
+  const afterOf = (request: FastifyRequest, prefix: string) => {
+    const after = (request.query as { after?: string }).after;
+    return after && new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`).test(after) ? after : undefined;
+  };
+
+  function listRoute<T extends { id: string }>(
+    path: string,
+    title: string,
+    empty: string,
+    prefix: string,
+    load: (scope: { merchantId: string; environment: Env }, after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
+    columns: (env: Env, session: ConsoleSession) => Column<T>[],
+    extra?: (session: ConsoleSession, env: Env) => Promise<{ before?: string; after?: string }>,
+  ) {
+    app.get(path, { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+      const session = await signedIn(request, reply);
+      if (!session) return reply;
+      const at = await envScope(request, reply, session, path);
+      if (!at) return reply;
+      const page = await load(at.scope, afterOf(request, prefix));
+      const parts = extra ? await extra(session, at.scope.environment) : {};
+      return send(
+        reply,
+        200,
+        listPage(at.ctx, title, {
+          rows: page.data,
+          columns: columns(at.scope.environment, session),
+          empty,
+          next: page.has_more ? page.data.at(-1)?.id : undefined,
+          ...parts,
+        }),
+      );
+    });
+  }
+
+  listRoute<Refund>(
+    '/console/refunds',
+    'Refunds',
+    'No refunds in this environment.',
+    're',
+    (scope, after) => deps.refunds.list(scope, { limit: 25, startingAfter: after }),
+    (env) => [
+      { heading: 'Refund', cell: (r) => code(r.id) },
+      { heading: 'Payment', cell: (r) => payLink(env, r.payment_intent) },
+      { heading: 'Amount', cell: (r) => `${esc(r.currency)} ${esc(r.amount)}` },
+      { heading: 'Status', cell: (r) => `<span class="status">${esc(r.status)}</span>` },
+      { heading: 'Created', cell: (r) => text(r.created_at) },
+    ],
+  );
+  listRoute<Settlement>(
+    '/console/settlements',
+    'Settlements',
+    'No settlements in this environment.',
+    'stl',
+    (scope, after) => listSettlements(deps.db, scope, { limit: 25, startingAfter: after }),
+    (env) => [
+      { heading: 'Settlement', cell: (r) => code(r.id) },
+      { heading: 'Payment', cell: (r) => payLink(env, r.payment_intent) },
+      { heading: 'Amount', cell: (r) => `${text(r.amount)} ${esc(r.asset)}` },
+      { heading: 'Status', cell: (r) => `<span class="status">${esc(r.status)}</span>` },
+      { heading: 'Available', cell: (r) => text(r.available_at) },
+    ],
+  );
+  listRoute<Customer>(
+    '/console/customers',
+    'Customers',
+    'No customers in this environment.',
+    'cus',
+    (scope, after) => deps.customers.list(scope, { limit: 25, startingAfter: after }),
+    () => [
+      { heading: 'Customer', cell: (r) => code(r.id) },
+      { heading: 'Name', cell: (r) => text(r.name) },
+      { heading: 'Email', cell: (r) => text(r.email) },
+      { heading: 'Phone', cell: (r) => text(r.phone) },
+      { heading: 'Created', cell: (r) => text(r.created_at) },
+    ],
+  );
+  listRoute<PaymentLink>(
+    '/console/links',
+    'Payment links',
+    'No payment links in this environment.',
+    'pl',
+    async (scope, after) => {
+      const page = await deps.links.list(scope, { limit: 25, startingAfter: after });
+      // Each link's QR code, for printing or a screen at the till.
+      const withQr = await Promise.all(
+        page.data.map(async (l) => ({ ...l, qr: l.url ? await QRCode.toDataURL(l.url, { margin: 1, width: 120 }) : '' })),
+      );
+      return { ...page, data: withQr };
+    },
+    () => [
+      { heading: 'Link', cell: (r) => `${esc(r.title)}<br>${code(r.id)}` },
+      {
+        heading: 'URL',
+        cell: (r) =>
+          `<label for="url-${esc(r.id)}" class="hint">Copy the link</label><input id="url-${esc(r.id)}" type="text" readonly value="${esc(r.url ?? '')}">`,
+      },
+      { heading: 'Amount', cell: (r) => `${esc(r.currency)} ${r.amount === null ? 'set by the customer' : esc(r.amount)}` },
+      { heading: 'Status', cell: (r) => `<span class="status">${esc(r.status)}</span>` },
+      {
+        heading: 'QR code',
+        cell: (r) => `<img src="${(r as PaymentLink & { qr: string }).qr}" alt="QR code of ${esc(r.title)}" width="120" height="120">`,
+      },
+    ],
+    async (session, env) => ({
+      before:
+        session.user.role === 'viewer'
+          ? ''
+          : `<form method="post" action="/console/links?env=${env}" class="card"><input type="hidden" name="_csrf" value="${esc(session.csrf)}"><h2>Create a payment link</h2>
+<label for="link-title">Title</label><input id="link-title" name="title" type="text" required>
+<label for="link-currency">Currency</label><input id="link-currency" name="currency" type="text" required value="KES">
+<label for="link-amount">Amount (empty: the customer enters it)</label><input id="link-amount" name="amount" type="text" inputmode="decimal">
+<button type="submit">Create link</button></form>`,
+    }),
+  );
+  app.post('/console/links', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+    const ctx = await ctxOf(request, a.session, '/console/links', true);
+    if (ctx.env === 'live' && !ctx.liveOpen) return forbidden(request, reply, a.session);
+    const scope = { merchantId: a.session.user.merchantId, environment: ctx.env! };
+    try {
+      const amount = (a.form['amount'] ?? '').trim();
+      const link = await deps.links.create(scope, {
+        title: a.form['title'] ?? '',
+        currency: (a.form['currency'] ?? '').trim(),
+        ...(amount ? { amount } : {}),
+      });
+      await auth.audit(
+        scope.merchantId,
+        a.session.user,
+        a.session.user.email,
+        'payment_link.created',
+        link.id,
+        { url: link.url },
+        request.ip,
+      );
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(reply, err.status, messagePage(ctx, 'Payment link', err.message));
+    }
+    return reply.code(303).header('location', `/console/links?env=${scope.environment}`).send();
+  });
+
+  listRoute(
+    '/console/events',
+    'Events',
+    'No events in this environment.',
+    'evt',
+    (scope, after) => deps.webhooks.listEvents(scope, { limit: 25, startingAfter: after }),
+    (env, session) => [
+      { heading: 'Event', cell: (r) => `<strong>${esc(r.type)}</strong><br>${code(r.id)}` },
+      { heading: 'Created', cell: (r) => text(r.created_at) },
+      {
+        heading: 'Webhook deliveries',
+        cell: (r) =>
+          r.deliveries.length === 0
+            ? '—'
+            : r.deliveries.map((d) => `${code(d.url)}: ${esc(d.status)} (${d.attempt_count} attempts)`).join('<br>'),
+      },
+      {
+        heading: 'Resend',
+        cell: (r) =>
+          `<form method="post" action="/console/events/${esc(r.id)}/resend?env=${env}"><input type="hidden" name="_csrf" value="${esc(session.csrf)}"><button type="submit" class="secondary" aria-label="Resend ${esc(r.id)}">Resend</button></form>`,
+      },
+    ],
+  );
+  app.post('/console/events/:id/resend', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const a = await acting(request, reply);
+    if (!a) return reply;
+    if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+    const ctx = await ctxOf(request, a.session, '/console/events', true);
+    if (ctx.env === 'live' && !ctx.liveOpen) return forbidden(request, reply, a.session);
+    const scope = { merchantId: a.session.user.merchantId, environment: ctx.env! };
+    const id = (request.params as { id: string }).id;
+    try {
+      const out = await deps.webhooks.resendEvent(scope, id);
+      await auth.audit(scope.merchantId, a.session.user, a.session.user.email, 'event.resent', id, { deliveries: out.resent }, request.ip);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(reply, err.status, messagePage(ctx, 'Events', err.message));
+    }
+    return reply.code(303).header('location', `/console/events?env=${scope.environment}`).send();
+  });
+
+  app.get('/console/reports', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const at = await envScope(request, reply, session, '/console/reports');
+    if (!at) return reply;
+    const env = at.scope.environment;
+    return send(
+      reply,
+      200,
+      listPage(at.ctx, 'Reports', {
+        rows: [],
+        columns: [],
+        empty: '',
+        before: `<form method="get" action="/console/reports/download" class="card"><input type="hidden" name="env" value="${env}">
+<label for="report-kind">Report</label><select id="report-kind" name="kind"><option value="payments">Paid payments</option><option value="settlements">Settlements</option></select>
+<label for="report-from">From (YYYY-MM-DD, UTC)</label><input id="report-from" name="from" type="text" placeholder="2026-01-01">
+<label for="report-to">To (YYYY-MM-DD, UTC)</label><input id="report-to" name="to" type="text" placeholder="2026-01-31">
+<p class="hint">Empty dates: the last 30 days.</p>
+<button type="submit">Download CSV</button></form>`,
+      }),
+    );
+  });
+  app.get('/console/reports/download', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const at = await envScope(request, reply, session, '/console/reports');
+    if (!at) return reply;
+    const q = request.query as { kind?: string; from?: string; to?: string };
+    const kind = q.kind === 'settlements' ? SETTLEMENTS_REPORT : PAYMENTS_REPORT;
+    try {
+      const csv = await deps.reports.csv(
+        kind as typeof PAYMENTS_REPORT,
+        at.scope,
+        { from: q.from || undefined, to: q.to || undefined },
+        (err) => request.log.warn({ err }, 'console CSV report ended early'),
+      );
+      return reply
+        .header('content-disposition', `attachment; filename="${csv.filename}"`)
+        .header('cache-control', 'no-store')
+        .type('text/csv; charset=utf-8')
+        .send(csv.stream as never);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(reply, err.status, messagePage(at.ctx, 'Reports', err.message));
+    }
   });
 
   app.get('/console/verification', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
