@@ -2,7 +2,12 @@
 // PostgreSQL database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/database.js';
+import type { PaymentIntentRow, SettlementRow } from '../src/db/schema.js';
 import { randomBase62 } from '../src/shared/ids.js';
+
+const DAY_MS = 86_400_000;
 
 export const PG_ADMIN =
   process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
@@ -64,5 +69,72 @@ export async function withPgDatabase<T>(fn: (url: string) => Promise<T>): Promis
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
+  }
+}
+
+/** `rows` paid intents (and their settlements) of a merchant's sandbox, paid over the last 20 days, inserted in bulk. */
+export async function seedPaidPayments(databaseUrl: string, merchantId: string, rows: number): Promise<void> {
+  const database = openDatabase(databaseUrl);
+  const now = Date.now();
+  const batch = 500;
+  try {
+    for (let i = 0; i < rows; i += batch) {
+      const intents: PaymentIntentRow[] = [];
+      const settlements: SettlementRow[] = [];
+      for (let j = i; j < Math.min(rows, i + batch); j++) {
+        const paidAt = now - Math.floor((j / rows) * 20 * DAY_MS) - 1000;
+        const id = `pi_${randomBase62(24)}`;
+        intents.push({
+          id,
+          merchant_id: merchantId,
+          environment: 'test',
+          status: 'paid',
+          amount: '1500.00',
+          currency: 'KES',
+          settlement_currency: 'USDT',
+          pay_amount: '11.607590',
+          rate: '129.2258',
+          description: 'Bench order',
+          merchant_reference: j % 10 === 0 ? `=HYPERLINK("x",${j})` : `order-${j}, "bench"`,
+          payment_methods: '["card","mpesa"]',
+          customer: null,
+          metadata: '{}',
+          return_url: null,
+          payment_link: null,
+          payment_method: 'card',
+          amount_received: '11.607590',
+          failure_code: null,
+          last_payment_error: null,
+          provider_reference: null,
+          expires_at: paidAt + 1_800_000,
+          created_at: paidAt - 60_000,
+          paid_at: paidAt,
+          cancelled_at: null,
+          updated_at: paidAt,
+        });
+        settlements.push({
+          id: `stl_${randomBase62(24)}`,
+          merchant_id: merchantId,
+          environment: 'test',
+          payment_intent_id: id,
+          asset: 'USDT',
+          amount: '11.607590',
+          status: 'available',
+          available_at: paidAt,
+          settled_at: paidAt,
+          created_at: paidAt,
+          updated_at: paidAt,
+        });
+      }
+      await database.db.transaction().execute(async (trx) => {
+        await trx.insertInto('payment_intents').values(intents).execute();
+        await trx.insertInto('settlements').values(settlements).execute();
+      });
+    }
+    // Fresh statistics after a bulk load, as PostgreSQL's autovacuum would gather shortly (SQLite's query
+    // planner needs none here).
+    if (databaseUrl.startsWith('postgres')) await sql`ANALYZE`.execute(database.db);
+  } finally {
+    await database.close();
   }
 }

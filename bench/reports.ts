@@ -6,13 +6,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../src/db/database.js';
-import type { PaymentIntentRow, SettlementRow } from '../src/db/schema.js';
-import { randomBase62 } from '../src/shared/ids.js';
-import { startProcess, stop, withPgDatabase, type Started } from './lib.js';
+import { seedPaidPayments, startProcess, stop, withPgDatabase, type Started } from './lib.js';
 
 const ROWS = Number(process.env['BENCH_REPORT_ROWS'] ?? 100_000);
-const DAY_MS = 86_400_000;
 
 function startServer(databaseUrl: string, port: number): Promise<Started> {
   const env = {
@@ -29,70 +25,6 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
 function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : NaN;
-}
-
-/** 100,000 paid intents (and their settlements) of the demo merchant, paid over the last 20 days. */
-async function seed(databaseUrl: string, merchantId: string): Promise<void> {
-  const database = openDatabase(databaseUrl);
-  const now = Date.now();
-  const batch = 500;
-  try {
-    for (let i = 0; i < ROWS; i += batch) {
-      const intents: PaymentIntentRow[] = [];
-      const settlements: SettlementRow[] = [];
-      for (let j = i; j < Math.min(ROWS, i + batch); j++) {
-        const paidAt = now - Math.floor((j / ROWS) * 20 * DAY_MS) - 1000;
-        const id = `pi_${randomBase62(24)}`;
-        intents.push({
-          id,
-          merchant_id: merchantId,
-          environment: 'test',
-          status: 'paid',
-          amount: '1500.00',
-          currency: 'KES',
-          settlement_currency: 'USDT',
-          pay_amount: '11.607590',
-          rate: '129.2258',
-          description: 'Bench order',
-          merchant_reference: j % 10 === 0 ? `=HYPERLINK("x",${j})` : `order-${j}, "bench"`,
-          payment_methods: '["card","mpesa"]',
-          customer: null,
-          metadata: '{}',
-          return_url: null,
-          payment_link: null,
-          payment_method: 'card',
-          amount_received: '11.607590',
-          failure_code: null,
-          last_payment_error: null,
-          provider_reference: null,
-          expires_at: paidAt + 1_800_000,
-          created_at: paidAt - 60_000,
-          paid_at: paidAt,
-          cancelled_at: null,
-          updated_at: paidAt,
-        });
-        settlements.push({
-          id: `stl_${randomBase62(24)}`,
-          merchant_id: merchantId,
-          environment: 'test',
-          payment_intent_id: id,
-          asset: 'USDT',
-          amount: '11.607590',
-          status: 'available',
-          available_at: paidAt,
-          settled_at: paidAt,
-          created_at: paidAt,
-          updated_at: paidAt,
-        });
-      }
-      await database.db.transaction().execute(async (trx) => {
-        await trx.insertInto('payment_intents').values(intents).execute();
-        await trx.insertInto('settlements').values(settlements).execute();
-      });
-    }
-  } finally {
-    await database.close();
-  }
 }
 
 interface Result {
@@ -112,7 +44,7 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
   await stop(first.child);
   if (!key || !merchantId) throw new Error(`no demo merchant in output:\n${first.output()}`);
   const t0 = performance.now();
-  await seed(databaseUrl, merchantId);
+  await seedPaidPayments(databaseUrl, merchantId, ROWS);
   process.stdout.write(`${engine}: seeded ${ROWS} paid payments in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 
   // A fresh process, so that its peak memory is the report's and start-up's only.

@@ -200,7 +200,14 @@ async function main(): Promise<void> {
 }
 
 // The other benchmarks, each a script of its own that prints its figures.
-const EXTRA_BENCHES = ['bench/webhooks.ts', 'bench/reports.ts', 'bench/processes.ts', 'bench/metrics-cost.ts', 'bench/chain.ts'];
+const EXTRA_BENCHES = [
+  'bench/webhooks.ts',
+  'bench/reports.ts',
+  'bench/processes.ts',
+  'bench/metrics-cost.ts',
+  'bench/chain.ts',
+  'bench/console.ts',
+];
 
 await main();
 for (const script of EXTRA_BENCHES) {

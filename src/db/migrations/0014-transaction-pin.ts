@@ -1,5 +1,6 @@
 // The merchant's transaction PIN (issue 17, part 5): the owner's second secret for balance refunds in the
-// console, stored hashed (scrypt), with the count of consecutive wrong PINs and the lock they lead to.
+// console, stored hashed (scrypt), with the count of consecutive wrong PINs and the lock they lead to; and
+// the index the console's search of payments by merchant_reference reads.
 import { type Kysely } from 'kysely';
 import { bigintType, engineOf } from '../dialect.js';
 
@@ -11,8 +12,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('pin_failures', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.alterTable('merchants').addColumn('pin_locked_until', big).execute();
+  await db.schema
+    .createIndex('payment_intents_reference')
+    .on('payment_intents')
+    .columns(['merchant_id', 'environment', 'merchant_reference', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('payment_intents_reference').execute();
   for (const c of ['pin_locked_until', 'pin_failures', 'pin_hash']) await db.schema.alterTable('merchants').dropColumn(c).execute();
 }
