@@ -23,6 +23,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
   let s: TestServer;
   let browser: Browser;
   let owner: { email: string; password: string; merchantId: string };
+  let key: string;
+  let intentId: string;
+  const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -31,11 +34,10 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
     const merchant = await s.newMerchant({ name: 'Shop', verified: false });
     const created = await s.running.services.console.createUser(merchant.merchant.id, 'owner@shop.example', 'owner');
     owner = { email: created.user.email, password: created.password, merchantId: merchant.merchant.id };
-    const intent = await s.call('test', 'POST', '/payment-intents', {
-      key: merchant.keys.test_secret,
-      body: { amount: '1500.00', currency: 'KES', merchant_reference: 'order-77' },
-    });
+    key = merchant.keys.test_secret;
+    const intent = await api('POST', '/payment-intents', { amount: '1500.00', currency: 'KES', merchant_reference: 'order-77' });
     expect(intent.status).toBe(201);
+    intentId = intent.json.id;
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -83,6 +85,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
     await page.getByRole('button', { name: 'Apply outcome' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('Outcome applied');
     await expect(page.getByText('payment_intent.paid').first().isVisible()).resolves.toBe(true);
+    expect((await api('GET', `/payment-intents/${intentId}`)).json.status).toBe('paid');
     await checked(page, 'payment');
     await page.getByRole('link', { name: 'Developers' }).click();
     await page.getByLabel('Type', { exact: true }).selectOption('restricted');
@@ -90,6 +93,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
     await page.getByRole('button', { name: 'Create key' }).click();
     const shown = (await page.locator('#shown-secret').textContent()) ?? '';
     expect(shown).toMatch(/^cwk_test_rk_/);
+    const verified = await s.call('test', 'GET', '/auth/verify', { key: shown });
+    expect(verified.json).toMatchObject({ key_type: 'restricted', scopes: ['payments:read'] });
     await checked(page, 'developers');
     for (const name of ['Refunds', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events']) {
       await page.getByRole('link', { name, exact: true }).click();
@@ -122,6 +127,24 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () 
       .executeTakeFirstOrThrow();
     expect(m.kyb_status).toBe('in_review');
     expect(JSON.parse(m.kyb_details!)).toMatchObject({ legal_name: 'Shop Ltd', country: 'KE', contact_email: 'ana@shop.example' });
+    await page.close();
+  });
+
+  it('the owner sets the transaction PIN, then refunds a balance payment with it', async () => {
+    const pi = await api('POST', '/payment-intents', { amount: '20.00', currency: 'USD' });
+    await api('POST', `/sandbox/payment-intents/${pi.json.id}/simulate`, { outcome: 'success', payment_method: 'service_balance' });
+    const page = await browser.context.newPage();
+    await page.goto(s.url('test', '/console/account'));
+    await page.locator('#pin-password').fill(owner.password);
+    await page.getByLabel('New PIN (6 digits)').fill('246810');
+    await page.getByRole('button', { name: 'Set PIN' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('transaction PIN is set');
+    await page.goto(s.url('test', `/console/payments/${pi.json.id}?env=test`));
+    await checked(page, 'payment-refund');
+    await page.getByLabel('Transaction PIN').fill('246810');
+    await page.getByRole('button', { name: /^Refund USD 20\.00$/ }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Refunded');
+    expect((await api('GET', `/payment-intents/${pi.json.id}`)).json.status).toBe('refunded');
     await page.close();
   });
 

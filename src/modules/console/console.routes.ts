@@ -842,9 +842,12 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     const session = await signedIn(request, reply);
     if (!session) return reply;
     const q = request.query as { done?: string };
-    const notice = { password: 'Your password is changed.', totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' }[
-      q.done ?? ''
-    ];
+    const notice = {
+      password: 'Your password is changed.',
+      totp_on: 'Two-step sign-in is on.',
+      totp_off: 'Two-step sign-in is off.',
+      pin: 'The transaction PIN is set.',
+    }[q.done ?? ''];
     const hasPin = await auth.hasPin(session.user.merchantId);
     return send(reply, 200, accountPage(await ctxOf(request, session, '/console/account'), { notice, hasPin }));
   });
