@@ -128,6 +128,17 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/resume`)).status).toBe(303);
     await rx.waitFor(() => mine().length === 4, 5000);
     expect(new Set(mine().map((r) => r.headers['service-event-id'])).size).toBe(4);
+    // The endpoint's delivery log: each delivery with its event, status, attempts and last answer.
+    let logPage = '';
+    for (let i = 0; i < 50; i++) {
+      logPage = (await request('GET', `/console/developers/webhooks/${ep.id}?env=test`, { cookie })).html;
+      if ((logPage.match(/>succeeded</g) ?? []).length === 4) break;
+      await sleep(50);
+    }
+    expect((logPage.match(/>succeeded</g) ?? []).length).toBe(4);
+    expect(logPage).toContain('HTTP 200');
+    for (const r of mine()) expect(logPage).toContain(String(r.headers['service-event-id']));
+    expect((await request('GET', `/console/developers/webhooks/we_nope?env=test`, { cookie })).status).toBe(404);
 
     const rotated = await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/rotate`);
     const newSecret = shownOf(rotated.html);

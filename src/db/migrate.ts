@@ -16,7 +16,7 @@ import * as m0010 from './migrations/0010-payment-link-updates.js';
 import * as m0011 from './migrations/0011-mpesa-live.js';
 import * as m0012 from './migrations/0012-chain-watch.js';
 import * as m0013 from './migrations/0013-console.js';
-import * as m0014 from './migrations/0014-transaction-pin.js';
+import * as m0014 from './migrations/0014-console-pin-search.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -32,7 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-mpesa-live': m0011,
   '0012-chain-watch': m0012,
   '0013-console': m0013,
-  '0014-transaction-pin': m0014,
+  '0014-console-pin-search': m0014,
 };
 
 class StaticProvider implements MigrationProvider {

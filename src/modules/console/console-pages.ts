@@ -448,7 +448,7 @@ ${env === 'live' ? '<label for="key-ips">Allowed addresses (comma-separated IPs 
   const endpointRows = data.endpoints
     .map(
       (e) =>
-        `<tr><td><code>${esc(e.url)}</code></td><td><span class="status">${esc(e.status)}</span></td><td>${esc(e.events.join(', ') || 'every type')}</td><td>${esc(e.created_at)}</td><td>${
+        `<tr><td><a href="/console/developers/webhooks/${esc(e.id)}${q}"><code>${esc(e.url)}</code></a></td><td><span class="status">${esc(e.status)}</span></td><td>${esc(e.events.join(', ') || 'every type')}</td><td>${esc(e.created_at)}</td><td>${
           data.canAct
             ? `${
                 e.status === 'enabled'

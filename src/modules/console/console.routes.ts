@@ -415,6 +415,41 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     return developers(request, reply, session, { notice: (request.query as { done?: string }).done });
   });
 
+  // An endpoint's delivery log: its latest deliveries, each with its event, status and last answer.
+  app.get('/console/developers/webhooks/:id', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const session = await signedIn(request, reply);
+    if (!session) return reply;
+    const id = (request.params as { id: string }).id;
+    const at = await envScope(request, reply, session, `/console/developers/webhooks/${id}`);
+    if (!at) return reply;
+    let log;
+    try {
+      log = await deps.webhooks.endpointDeliveries(at.scope, id);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return send(reply, 404, messagePage(at.ctx, 'No such endpoint', err.message));
+    }
+    type Delivery = (typeof log.deliveries)[number];
+    const columns: Column<Delivery>[] = [
+      { heading: 'Event', cell: (d) => `<strong>${esc(d.type)}</strong><br>${code(d.event)}` },
+      { heading: 'Status', cell: (d) => `<span class="status">${esc(d.status)}</span>` },
+      { heading: 'Attempts', cell: (d) => text(d.attempt_count) },
+      { heading: 'Last answer', cell: (d) => (d.last_status_code === null ? text(d.last_error) : `HTTP ${d.last_status_code}`) },
+      { heading: 'Last attempt', cell: (d) => text(d.last_attempt_at) },
+      { heading: 'Created', cell: (d) => text(d.created_at) },
+    ];
+    return send(
+      reply,
+      200,
+      listPage({ ...at.ctx, path: '/console/developers' }, `Deliveries to ${log.endpoint.url}`, {
+        rows: log.deliveries,
+        columns,
+        empty: 'No deliveries yet.',
+        before: `<p>Status: <span class="status">${esc(log.endpoint.status)}</span>. The latest 50 deliveries, newest first.</p>`,
+      }),
+    );
+  });
+
   /** A developers action: role checked, the live side open, errors shown on the page, then back to it. */
   const developerAction = (
     path: string,

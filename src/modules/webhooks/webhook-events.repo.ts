@@ -38,3 +38,26 @@ export async function attemptsOf(db: Db, eventId: string): Promise<WebhookAttemp
     .orderBy('attempt_number')
     .execute();
 }
+
+/** The latest deliveries to one endpoint, newest first, with their event's type (the console's delivery log). */
+export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as ev', 'ev.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'ev.type',
+      'd.status',
+      'd.attempt_count',
+      'd.last_status_code',
+      'd.last_error',
+      'd.last_attempt_at',
+      'd.created_at',
+    ])
+    .where('d.endpoint_id', '=', endpointId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}

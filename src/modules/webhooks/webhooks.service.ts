@@ -5,7 +5,7 @@
 import { readPage, type Page } from '../../db/pagination.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
 import { transaction, type Db } from '../../db/transaction.js';
-import { systemClock, type Clock } from '../../shared/clock.js';
+import { isoTime, systemClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, truncate } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { MerchantScope } from '../../shared/scope.js';
@@ -159,6 +159,27 @@ export class WebhookService {
       );
     }
     return row;
+  }
+
+  /** The latest deliveries to one of the merchant's endpoints, newest first (the console's delivery log). */
+  async endpointDeliveries(scope: MerchantScope, id: string, limit = 50) {
+    const endpoint = await endpoints.findEndpoint(this.deps.db, scope, id);
+    if (!endpoint) throw notFound('webhook endpoint', id);
+    const rows = await events.deliveriesOfEndpoint(this.deps.db, id, limit);
+    return {
+      endpoint: endpointView(endpoint),
+      deliveries: rows.map((d) => ({
+        id: d.id,
+        event: d.event_id,
+        type: d.type,
+        status: d.status,
+        attempt_count: Number(d.attempt_count),
+        last_status_code: d.last_status_code,
+        last_error: d.last_error,
+        last_attempt_at: d.last_attempt_at === null ? null : isoTime(Number(d.last_attempt_at)),
+        created_at: isoTime(Number(d.created_at)),
+      })),
+    };
   }
 
   async listEvents(scope: MerchantScope, opts: { limit: number; startingAfter?: string; type?: string }): Promise<Page<WebhookEvent>> {
