@@ -13,6 +13,7 @@ describe(`merchant console: records (${ENGINE})`, () => {
   let key: string;
   let cookie: string;
   let paid: string;
+  let merchantId: string;
 
   async function request(method: 'GET' | 'POST', path: string, o: { form?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { cookie };
@@ -39,6 +40,7 @@ describe(`merchant console: records (${ENGINE})`, () => {
     rx = await startReceiver();
     const m = await s.newMerchant({ name: 'Records shop', verified: false });
     key = m.keys.test_secret;
+    merchantId = m.merchant.id;
     expect((await api('POST', '/webhook_endpoints', { url: `${rx.url}/records` })).status).toBe(201);
     const u = await s.running.services.console.createUser(m.merchant.id, 'owner@records.example', 'owner');
     const r = await fetch(s.url('test', '/console/login'), {
@@ -88,6 +90,26 @@ describe(`merchant console: records (${ENGINE})`, () => {
     expect((await fetch(s.url('test', new URL(links[0].url).pathname))).status).toBe(200);
     const bad = await request('POST', '/console/links?env=test', { form: { _csrf: csrfOf(page.html), title: 'X', currency: 'XXX' } });
     expect(bad.status).toBe(400);
+    // A developer reads links but does not create them (DECISIONS: developers read everything else).
+    const dev = await s.running.services.console.createUser(merchantId, 'dev@records.example', 'developer');
+    const devLogin = await fetch(s.url('test', '/console/login'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ email: dev.user.email, password: dev.password }).toString(),
+      redirect: 'manual',
+    });
+    const devCookie = devLogin.headers.get('set-cookie')!.split(';')[0]!;
+    const devPage = await fetch(s.url('test', '/console/links?env=test'), { headers: { cookie: devCookie } });
+    const devHtml = await devPage.text();
+    expect(devHtml).toContain('Yoga class');
+    expect(devHtml).not.toContain('Create link');
+    const refused = await fetch(s.url('test', '/console/links?env=test'), {
+      method: 'POST',
+      headers: { cookie: devCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrfOf(devHtml), title: 'Dev link', currency: 'KES' }).toString(),
+      redirect: 'manual',
+    });
+    expect(refused.status).toBe(403);
   });
 
   it('events are listed with their deliveries; resend sends the same event again', async () => {

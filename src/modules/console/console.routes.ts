@@ -699,7 +699,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     ],
     async (session, env) => ({
       before:
-        session.user.role === 'viewer'
+        session.user.role !== 'owner'
           ? ''
           : `<form method="post" action="/console/links?env=${env}" class="card"><input type="hidden" name="_csrf" value="${esc(session.csrf)}"><h2>Create a payment link</h2>
 <label for="link-title">Title</label><input id="link-title" name="title" type="text" required>
@@ -711,7 +711,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
   app.post('/console/links', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const a = await acting(request, reply);
     if (!a) return reply;
-    if (a.session.user.role === 'viewer') return forbidden(request, reply, a.session);
+    if (a.session.user.role !== 'owner') return forbidden(request, reply, a.session);
     const ctx = await ctxOf(request, a.session, '/console/links', true);
     if (ctx.env === 'live' && !ctx.liveOpen) return forbidden(request, reply, a.session);
     const scope = { merchantId: a.session.user.merchantId, environment: ctx.env! };
