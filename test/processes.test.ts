@@ -286,6 +286,18 @@ describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, 
     await server.ready;
     const key = server.demoKey()!;
     const pids = new Set<number>();
+    // Ready means one process listens; the cluster spreads connections over the processes listening, so
+    // wait until both do (on a busy machine the second can start a moment later).
+    for (let wait = 0; wait < 200; wait++) {
+      const listening = new Set<number>();
+      for (const line of server.stdout().split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const log = JSON.parse(line) as { msg?: string; pid?: number; role?: string };
+        if (log.msg === 'listening' && log.role === 'api' && log.pid) listening.add(log.pid);
+      }
+      if (listening.size === 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     // A new connection each time, so that the cluster spreads them over both processes.
     const served = new Map<string, number>();
     for (let i = 0; i < 30; i++) {
@@ -313,11 +325,17 @@ describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, 
       if (log.msg === 'listening' && log.role === 'api' && log.pid) pids.add(log.pid);
     }
     expect(pids.size).toBe(2);
-    // Both processes answered some of them (each logs the requests it completed).
-    for (const line of server.stdout().split('\n')) {
-      if (!line.includes('"request completed"')) continue;
-      const log = JSON.parse(line) as { pid: number };
-      served.set(String(log.pid), (served.get(String(log.pid)) ?? 0) + 1);
+    // Both processes answered some of them (each logs the requests it completed; a busy machine may pass
+    // a process's log lines on a little later than its answers, so the count is read until both show).
+    for (let wait = 0; wait < 40; wait++) {
+      served.clear();
+      for (const line of server.stdout().split('\n')) {
+        if (!line.includes('"request completed"')) continue;
+        const log = JSON.parse(line) as { pid: number };
+        served.set(String(log.pid), (served.get(String(log.pid)) ?? 0) + 1);
+      }
+      if (served.size === 2) break;
+      await new Promise((r) => setTimeout(r, 50));
     }
     expect(served.size).toBe(2);
     let total = 0;
