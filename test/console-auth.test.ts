@@ -9,14 +9,8 @@ import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { cliRunner } from './helpers/cli.js';
+import { consoleHttp } from './helpers/console.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
-
-interface Page {
-  status: number;
-  html: string;
-  location: string | null;
-  setCookie: string | null;
-}
 
 describe(`merchant console: users and sessions (${ENGINE})`, () => {
   let db: TestDatabase;
@@ -35,31 +29,9 @@ describe(`merchant console: users and sessions (${ENGINE})`, () => {
     await db?.drop();
   });
 
-  async function request(
-    method: 'GET' | 'POST',
-    path: string,
-    o: { cookie?: string; form?: Record<string, string>; ip?: string; origin?: string } = {},
-  ): Promise<Page> {
-    const headers: Record<string, string> = { 'x-forwarded-for': o.ip ?? '198.51.100.1' };
-    if (o.cookie) headers['cookie'] = o.cookie;
-    if (o.origin) headers['origin'] = o.origin;
-    if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(s.url('test', path), {
-      method,
-      headers,
-      body: o.form ? new URLSearchParams(o.form).toString() : undefined,
-      redirect: 'manual',
-    });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location'), setCookie: res.headers.get('set-cookie') };
-  }
+  const { request, login: signIn, csrfOf } = consoleHttp(() => s);
   const get = (path: string, cookie?: string) => request('GET', path, { cookie });
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-  async function login(email: string, password: string, ip: string, code?: string) {
-    const r = await request('POST', '/console/login', { form: { email, password, ...(code ? { code } : {}) }, ip });
-    const cookie = r.setCookie?.split(';')[0] ?? '';
-    return { ...r, cookie };
-  }
+  const login = (email: string, password: string, ip: string, code?: string) => signIn(email, password, ip, code);
 
   /** A user of a fresh merchant, through the operator's command. */
   async function user(role: 'owner' | 'developer' | 'viewer', merchantId?: string) {

@@ -4,6 +4,7 @@
 // losing nothing; the secret rotated at once; deleted), each checked through the API or a real webhook
 // receiver; a viewer offered none of it; the live side closed until the business is verified.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleHttp } from './helpers/console.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 import { WEBHOOK_ENV, sleep, verifyServiceSignature } from './helpers/webhooks.js';
@@ -12,29 +13,15 @@ describe(`merchant console: developers (${ENGINE})`, () => {
   let s: TestServer;
   let rx: Receiver;
 
-  async function request(method: 'GET' | 'POST', path: string, o: { cookie?: string; form?: string } = {}) {
-    const headers: Record<string, string> = {};
-    if (o.cookie) headers['cookie'] = o.cookie;
-    if (o.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(s.url('test', path), { method, headers, body: o.form, redirect: 'manual' });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location'), setCookie: res.headers.get('set-cookie') };
-  }
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const { request, signedInUser, csrfOf } = consoleHttp(() => s);
   const shownOf = (html: string) => /<code id="shown-secret">([^<]+)<\/code>/.exec(html)?.[1] ?? '';
 
-  async function signIn(merchantId: string, role: 'owner' | 'developer' | 'viewer') {
-    const u = await s.running.services.console.createUser(merchantId, `${role}.${merchantId.slice(-6)}@dev.example`.toLowerCase(), role);
-    const r = await request('POST', '/console/login', {
-      form: new URLSearchParams({ email: u.user.email, password: u.password }).toString(),
-    });
-    expect(r.status).toBe(303);
-    return r.setCookie!.split(';')[0]!;
-  }
+  const signIn = async (merchantId: string, role: 'owner' | 'developer' | 'viewer') =>
+    (await signedInUser(merchantId, `${role}.${merchantId.slice(-6)}@dev.example`.toLowerCase(), role)).cookie;
   /** Posts a form of the developers page of `env`, with the page's CSRF token. */
   async function act(cookie: string, env: 'test' | 'live', path: string, fields: Array<[string, string]> = []) {
     const page = await request('GET', `/console/developers?env=${env}`, { cookie });
-    const body = new URLSearchParams([['_csrf', csrfOf(page.html)], ...fields]).toString();
-    return request('POST', `${path}?env=${env}`, { cookie, form: body });
+    return request('POST', `${path}?env=${env}`, { cookie, form: [['_csrf', csrfOf(page.html)], ...fields] });
   }
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@
 // the sandbox driver taking a test payment to every outcome through the API's own code path (the effect
 // checked through the API and a real webhook receiver); the sandbox clock; a viewer offered neither.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleHttp } from './helpers/console.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
@@ -15,25 +16,8 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
   let ownerCookie: string;
   let viewerCookie: string;
 
-  async function request(method: 'GET' | 'POST', path: string, o: { cookie?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = {};
-    if (o.cookie) headers['cookie'] = o.cookie;
-    if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(s.url('test', path), {
-      method,
-      headers,
-      body: o.form ? new URLSearchParams(o.form).toString() : undefined,
-      redirect: 'manual',
-    });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location'), setCookie: res.headers.get('set-cookie') };
-  }
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  async function signIn(role: 'owner' | 'viewer') {
-    const u = await s.running.services.console.createUser(merchantId, `${role}@pay.example`, role);
-    const r = await request('POST', '/console/login', { form: { email: u.user.email, password: u.password } });
-    expect(r.status).toBe(303);
-    return r.setCookie!.split(';')[0]!;
-  }
+  const { request, signedInUser, csrfOf } = consoleHttp(() => s);
+  const signIn = async (role: 'owner' | 'viewer') => (await signedInUser(merchantId, `${role}@pay.example`, role)).cookie;
   const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
   const intent = async (body: Record<string, unknown> = {}) => {
     const r = await api('POST', '/payment-intents', { amount: '100.00', currency: 'USD', ...body });

@@ -5,6 +5,7 @@
 // `use_dashboard_refund`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
+import { consoleHttp } from './helpers/console.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 
 describe(`merchant console: balance refunds with the transaction PIN (${ENGINE})`, () => {
@@ -14,24 +15,8 @@ describe(`merchant console: balance refunds with the transaction PIN (${ENGINE})
   let merchantId: string;
   let owner: { cookie: string; password: string };
 
-  async function request(method: 'GET' | 'POST', path: string, o: { cookie?: string; form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = {};
-    if (o.cookie) headers['cookie'] = o.cookie;
-    if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(s.url('test', path), {
-      method,
-      headers,
-      body: o.form ? new URLSearchParams(o.form).toString() : undefined,
-      redirect: 'manual',
-    });
-    return { status: res.status, html: await res.text(), location: res.headers.get('location'), setCookie: res.headers.get('set-cookie') };
-  }
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  async function signIn(role: 'owner' | 'developer') {
-    const u = await s.running.services.console.createUser(merchantId, `${role}@pin.example`, role);
-    const r = await request('POST', '/console/login', { form: { email: u.user.email, password: u.password } });
-    return { cookie: r.setCookie!.split(';')[0]!, password: u.password };
-  }
+  const { request, signedInUser, csrfOf } = consoleHttp(() => s);
+  const signIn = async (role: 'owner' | 'developer') => signedInUser(merchantId, `${role}@pin.example`, role);
   const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
   async function balancePayment(): Promise<string> {
     const pi = await api('POST', '/payment-intents', { amount: '40.00', currency: 'USD' });

@@ -3,6 +3,7 @@
 // events with resend (seen by a real webhook receiver: the same event id again), and the CSV report of a
 // date range; the live side closed until the business is verified.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleHttp, csrfOf } from './helpers/console.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 import { WEBHOOK_ENV } from './helpers/webhooks.js';
@@ -15,24 +16,9 @@ describe(`merchant console: records (${ENGINE})`, () => {
   let paid: string;
   let merchantId: string;
 
-  async function request(method: 'GET' | 'POST', path: string, o: { form?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { cookie };
-    if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(s.url('test', path), {
-      method,
-      headers,
-      body: o.form ? new URLSearchParams(o.form).toString() : undefined,
-      redirect: 'manual',
-    });
-    return {
-      status: res.status,
-      html: await res.text(),
-      location: res.headers.get('location'),
-      type: res.headers.get('content-type'),
-      disposition: res.headers.get('content-disposition'),
-    };
-  }
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const http = consoleHttp(() => s);
+  const request = (method: 'GET' | 'POST', path: string, o: { form?: Record<string, string> } = {}) =>
+    http.request(method, path, { ...o, cookie });
   const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
 
   beforeAll(async () => {
@@ -42,14 +28,7 @@ describe(`merchant console: records (${ENGINE})`, () => {
     key = m.keys.test_secret;
     merchantId = m.merchant.id;
     expect((await api('POST', '/webhook_endpoints', { url: `${rx.url}/records` })).status).toBe(201);
-    const u = await s.running.services.console.createUser(m.merchant.id, 'owner@records.example', 'owner');
-    const r = await fetch(s.url('test', '/console/login'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: u.user.email, password: u.password }).toString(),
-      redirect: 'manual',
-    });
-    cookie = r.headers.get('set-cookie')!.split(';')[0]!;
+    cookie = (await http.signedInUser(m.merchant.id, 'owner@records.example', 'owner')).cookie;
     const pi = await api('POST', '/payment-intents', { amount: '12.00', currency: 'USD' });
     paid = pi.json.id;
     await api('POST', `/sandbox/payment-intents/${paid}/simulate`, { outcome: 'success', payment_method: 'card' });
@@ -91,23 +70,13 @@ describe(`merchant console: records (${ENGINE})`, () => {
     const bad = await request('POST', '/console/links?env=test', { form: { _csrf: csrfOf(page.html), title: 'X', currency: 'XXX' } });
     expect(bad.status).toBe(400);
     // A developer reads links but does not create them (DECISIONS: developers read everything else).
-    const dev = await s.running.services.console.createUser(merchantId, 'dev@records.example', 'developer');
-    const devLogin = await fetch(s.url('test', '/console/login'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: dev.user.email, password: dev.password }).toString(),
-      redirect: 'manual',
-    });
-    const devCookie = devLogin.headers.get('set-cookie')!.split(';')[0]!;
-    const devPage = await fetch(s.url('test', '/console/links?env=test'), { headers: { cookie: devCookie } });
-    const devHtml = await devPage.text();
+    const devCookie = (await http.signedInUser(merchantId, 'dev@records.example', 'developer')).cookie;
+    const devHtml = (await http.request('GET', '/console/links?env=test', { cookie: devCookie })).html;
     expect(devHtml).toContain('Yoga class');
     expect(devHtml).not.toContain('Create link');
-    const refused = await fetch(s.url('test', '/console/links?env=test'), {
-      method: 'POST',
-      headers: { cookie: devCookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrfOf(devHtml), title: 'Dev link', currency: 'KES' }).toString(),
-      redirect: 'manual',
+    const refused = await http.request('POST', '/console/links?env=test', {
+      cookie: devCookie,
+      form: { _csrf: csrfOf(devHtml), title: 'Dev link', currency: 'KES' },
     });
     expect(refused.status).toBe(403);
   });

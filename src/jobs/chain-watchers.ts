@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Lease } from '../db/leases.js';
 import type { ChainWatcher } from '../modules/rails/index.js';
-import type { JobRunner } from './time-jobs.js';
+import { startLeasedLoop, type JobRunner } from './time-jobs.js';
 
 export function startChainWatchers(
   watchers: readonly ChainWatcher[],
@@ -14,39 +14,23 @@ export function startChainWatchers(
   leaseFor: (network: string) => Lease,
 ): JobRunner {
   const runners = watchers.map((watcher) => {
-    const lease = leaseFor(watcher.network);
-    let running: Promise<void> | null = null;
-    let stopped = false;
     let failing = false;
-    const once = async () => {
-      if (!(await lease.acquire())) return;
-      await watcher.tick(async () => !stopped && (await lease.acquire()));
-      if (failing) logger.info({ network: watcher.network }, 'chain watcher recovered');
-      failing = false;
-    };
-    const tick = () => {
-      if (running || stopped) return;
-      running = once()
-        .catch((err: unknown) => {
-          // Once per outage at warn, then quietly until it recovers.
-          logger[failing ? 'debug' : 'warn']({ err, network: watcher.network }, 'chain watcher tick failed; trying again');
-          failing = true;
-        })
-        .finally(() => {
-          running = null;
-        });
-    };
-    const timer = setInterval(tick, pollMs);
-    timer.unref();
-    tick();
-    return {
-      async stop() {
-        stopped = true;
-        clearInterval(timer);
-        await running;
-        await lease.release().catch((err: unknown) => logger.warn({ err }, 'releasing a chain watcher lease failed'));
+    return startLeasedLoop({
+      name: `chain-watch:${watcher.network}`,
+      intervalMs: pollMs,
+      logger,
+      lease: leaseFor(watcher.network),
+      work: async (keep) => {
+        await watcher.tick(keep);
+        if (failing) logger.info({ network: watcher.network }, 'chain watcher recovered');
+        failing = false;
       },
-    };
+      failed: (err) => {
+        // Once per outage at warn, then quietly until it recovers.
+        logger[failing ? 'debug' : 'warn']({ err, network: watcher.network }, 'chain watcher tick failed; trying again');
+        failing = true;
+      },
+    });
   });
   return {
     async stop() {

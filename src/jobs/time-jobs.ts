@@ -28,26 +28,37 @@ export interface JobRunner {
 }
 
 /**
- * Runs the jobs every `intervalMs`. With a lease, a tick runs them only while this process holds it (taken
- * or renewed at each tick), so that among several worker processes one runs them at a time; a holder that
- * dies loses the lease when it runs out, and stop hands it back at once.
+ * Runs `work` every `intervalMs`, one run at a time. With a lease, a tick runs it only while this process
+ * holds the lease (taken or renewed at each tick), so that among several worker processes one runs it at a
+ * time; `keep` renews it during a long run and says whether it is still held (and the loop not stopped).
+ * A holder that dies loses the lease when it runs out, and stop hands it back at once. A failed run is
+ * given to `failed` and the next tick tries again.
  */
-export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logger, lease?: Lease): JobRunner {
+export function startLeasedLoop(opts: {
+  name: string;
+  intervalMs: number;
+  logger: Logger;
+  lease?: Lease;
+  work: (keep: () => Promise<boolean>) => Promise<void>;
+  failed: (err: unknown) => void;
+}): JobRunner {
+  const { lease, logger } = opts;
   let running: Promise<void> | null = null;
   let stopped = false;
+  const keep = async () => !stopped && (!lease || (await lease.acquire()));
   const once = async () => {
     if (lease && !(await lease.acquire())) return;
-    await run();
+    await opts.work(keep);
   };
   const tick = () => {
     if (running || stopped) return;
     running = once()
-      .catch((err: unknown) => logger.error({ err }, 'time jobs failed'))
+      .catch(opts.failed)
       .finally(() => {
         running = null;
       });
   };
-  const timer = setInterval(tick, intervalMs);
+  const timer = setInterval(tick, opts.intervalMs);
   timer.unref();
   tick();
   return {
@@ -55,7 +66,19 @@ export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logg
       stopped = true;
       clearInterval(timer);
       await running;
-      await lease?.release().catch((err: unknown) => logger.warn({ err }, 'releasing the time-jobs lease failed'));
+      await lease?.release().catch((err: unknown) => logger.warn({ err }, `releasing the ${opts.name} lease failed`));
     },
   };
+}
+
+/** Runs the time-based jobs every `intervalMs`, under the `time-jobs` lease when given one. */
+export function startTimeJobs(run: RunTimeJobs, intervalMs: number, logger: Logger, lease?: Lease): JobRunner {
+  return startLeasedLoop({
+    name: 'time-jobs',
+    intervalMs,
+    logger,
+    lease,
+    work: () => run(),
+    failed: (err) => logger.error({ err }, 'time jobs failed'),
+  });
 }
