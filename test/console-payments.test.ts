@@ -147,6 +147,18 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
       expect(html).toContain(`<strong>${t}</strong>`);
     }
     expect(html).toContain('card_declined');
+    // The rails' own attempts: an M-Pesa push through the checkout's sandbox rail, pending until the phone answers.
+    const mpesa = await intent({ amount: '1500.00', currency: 'KES' });
+    const rail = s.running.services.rails.railFor('test', 'mpesa')!;
+    const row = await s.running.services.intents.getRow({ merchantId, environment: 'test' }, mpesa.id);
+    await rail.startPayment({
+      scope: { merchantId, environment: 'test' },
+      intent: row,
+      method: 'mpesa',
+      details: { phone: '+254700000003' },
+    });
+    const mpesaPage = (await request('GET', `/console/payments/${mpesa.id}?env=test`, { cookie: ownerCookie })).html;
+    expect(mpesaPage).toMatch(/<h2 id="h-rail">Rail attempts<\/h2>.*<td>mpesa<\/td><td>pending<\/td>/s);
     expect(html.indexOf('payment_intent.created')).toBeLessThan(html.indexOf('payment_intent.paid'));
   });
 

@@ -296,6 +296,15 @@ export function paymentPage(
       failure_code: string | null;
       created_at: number;
     }>;
+    /** The rails' own attempts (an STK push, a PayPal approval, a card charge) with their state. */
+    railAttempts: Array<{
+      id: string;
+      method: string;
+      state: string;
+      failure_code: string | null;
+      provider_reference: string | null;
+      created_at: number;
+    }>;
     canDrive: boolean;
     /** The owner may refund this balance payment with the PIN. */
     canPinRefund?: boolean;
@@ -376,7 +385,17 @@ ${
 }
 ${driver}
 <section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>${timeline}</section>
-<section aria-labelledby="h-attempts"><h2 id="h-attempts">Pay attempts</h2>${attempts}</section>`,
+<section aria-labelledby="h-attempts"><h2 id="h-attempts">Pay attempts</h2>${attempts}</section>
+<section aria-labelledby="h-rail"><h2 id="h-rail">Rail attempts</h2>${
+      data.railAttempts.length === 0
+        ? '<p>No rail attempts.</p>'
+        : `<div class="table-wrap" tabindex="0" role="region" aria-label="Rail attempts"><table><thead><tr><th scope="col">When</th><th scope="col">Method</th><th scope="col">State</th><th scope="col">Failure</th><th scope="col">Provider reference</th></tr></thead><tbody>${data.railAttempts
+            .map(
+              (r) =>
+                `<tr><td>${esc(new Date(r.created_at).toISOString())}</td><td>${esc(r.method)}</td><td>${esc(r.state)}</td><td>${esc(r.failure_code ?? '')}</td><td>${esc(r.provider_reference ?? '')}</td></tr>`,
+            )
+            .join('')}</tbody></table></div>`
+    }</section>`,
   );
 }
 

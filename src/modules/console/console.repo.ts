@@ -173,3 +173,14 @@ export async function countPinFailure(db: Q, merchantId: string, lockAfter: numb
 export async function resetPinFailures(db: Q, merchantId: string): Promise<void> {
   await db.updateTable('merchants').set({ pin_failures: 0, pin_locked_until: null }).where('id', '=', merchantId).execute();
 }
+
+/** What the rails did for an intent (an STK push, a PayPal approval, a card charge), oldest first. */
+export async function railPaymentsOfIntent(db: Q, intentId: string) {
+  return db
+    .selectFrom('rail_payments')
+    .select(['id', 'method', 'state', 'failure_code', 'provider_reference', 'created_at', 'updated_at'])
+    .where('payment_intent_id', '=', intentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

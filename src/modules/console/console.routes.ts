@@ -280,7 +280,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
     }
     const eventIds = await repo.eventIdsOfIntent(deps.db, at.scope, id);
     const events = (await Promise.all(eventIds.map((e) => deps.webhooks.getEvent(at.scope, e)))) as unknown as TimelineEvent[];
-    const attempts = await repo.attemptsOfIntent(deps.db, id);
+    const [attempts, rails] = await Promise.all([repo.attemptsOfIntent(deps.db, id), repo.railPaymentsOfIntent(deps.db, id)]);
     const canDrive = at.scope.environment === 'test' && session.user.role !== 'viewer';
     const canPinRefund = session.user.role === 'owner' && payment.status === 'paid' && payment.payment_method === 'service_balance';
     return send(
@@ -290,6 +290,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
         payment,
         events,
         attempts: attempts.map((a) => ({ ...a, created_at: Number(a.created_at) })),
+        railAttempts: rails.map((r) => ({ ...r, created_at: Number(r.created_at) })),
         canDrive,
         canPinRefund,
         ...extra,
