@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // The suite runs once per engine: always on SQLite files, and on PostgreSQL when
@@ -14,6 +15,8 @@ const shared = {
 };
 
 export default defineConfig({
+  // Tests use the SDK's source, not the dist/ that `npm install` built from it.
+  resolve: { alias: { '@cowrie/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) } },
   test: {
     reporters: ['default'],
     projects: [

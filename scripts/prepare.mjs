@@ -1,4 +1,4 @@
-// `npm install` in a checkout builds dist/ so that `npx cowrie` and `npm start` run compiled code. A
+// `npm install` in a checkout builds dist/ (and packages/sdk/dist/, the SDK workspace) so that `npx cowrie` and `npm start` run compiled code. A
 // production install of a built package (`npm ci --omit=dev`) has no TypeScript compiler and needs no
 // build: dist/ is already there, so this step says so and does nothing.
 import { execFileSync } from 'node:child_process';
@@ -12,4 +12,6 @@ try {
   console.log('cowrie: TypeScript is not installed (a production install); using the dist/ that ships with the package.');
   process.exit(0);
 }
+// The SDK workspace first: the server's `cowrie listen` and `cowrie trigger` import it.
+execFileSync(process.execPath, [tsc, '-p', 'packages/sdk/tsconfig.json'], { stdio: 'inherit' });
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

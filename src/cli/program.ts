@@ -20,6 +20,7 @@ import {
 } from '../modules/merchants/index.js';
 import { userView } from '../modules/console/index.js';
 import { serve } from './serve.js';
+import { listen, trigger } from './listen.js';
 import { refundView } from '../modules/refunds/index.js';
 import { buildServices, type BuiltServices } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -29,6 +30,8 @@ export interface CliIo {
   out: (s: string) => void;
   err: (s: string) => void;
   env: Record<string, string | undefined>;
+  /** Stops a long-running command (`listen`) as Ctrl-C does. */
+  signal?: AbortSignal;
 }
 
 interface JsonOpt {
@@ -84,7 +87,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   const program = new Command('cowrie')
-    .description('Cowrie payment-acceptance server: run it and administer merchants and keys.')
+    .description('Cowrie payment-acceptance server: run it, administer merchants and keys, and (listen, trigger) try webhooks against it.')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
@@ -398,6 +401,42 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const deposit = await withServices((s) => s.chainDeposits.claim(txHash, opts.intent, { eventIndex: opts.index }));
       emit(opts, { deposit }, `Deposit ${deposit.tx_hash} (${deposit.amount} ${deposit.asset}) credited to ${deposit.payment_intent}.`);
     });
+
+  // The merchant developer's commands: they talk to a running server through the SDK, never to the database.
+  const clientOptions = (cmd: Command) =>
+    cmd
+      .option('--api-key <key>', 'a secret or restricted API key; COWRIE_API_KEY')
+      .option('--base-url <url>', 'the API base URL (default COWRIE_SANDBOX_URL or http://localhost:4001/v1)');
+  clientOptions(
+    program
+      .command('listen')
+      .description('Forward every new event of the feed to a local URL, signed like a webhook delivery, until Ctrl-C')
+      .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks')
+      .option('--events <types>', 'only these event types, comma-separated', list)
+      .option('--secret <secret>', 'sign with this cwk_whsec_ secret instead of a new one')
+      .option('--json', 'one JSON object per line'),
+  ).action(async (opts: JsonOpt & { forwardTo: string; events?: string[]; secret?: string; apiKey?: string; baseUrl?: string }) => {
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    io.signal?.addEventListener('abort', onSignal, { once: true });
+    try {
+      exitCode = await listen(opts, io, stop.signal);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+  clientOptions(
+    program
+      .command('trigger')
+      .description('Send a sample event of TYPE to your subscribed sandbox webhook endpoints (sandbox keys only)')
+      .argument('[type]', 'an event type', 'payment_intent.paid')
+      .option('--json', 'machine-readable output'),
+  ).action(async (type: string, opts: JsonOpt & { apiKey?: string; baseUrl?: string }) => {
+    await trigger(type, opts, io);
+  });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -22,15 +22,16 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /**
- * Error responses for a route's schema: the envelope, with the codes of each status listed. 400 and 500
- * are always included: any request can carry a wrong `Service-Version` or a key of the other environment.
+ * Error responses for a route's schema: the envelope, with the codes of each status listed, each a link to
+ * its row of /docs/errors (relative, so it lands on the server that served the document). 400 and 500 are
+ * always included: any request can carry a wrong `Service-Version` or a key of the other environment.
  */
 export function errorResponses(...statuses: number[]) {
   const out: Record<number, typeof ErrorEnvelope> = {};
   for (const status of new Set([400, ...statuses, 500])) {
     const codes = Object.entries(ERROR_CODES)
       .filter(([, info]) => info.status === status)
-      .map(([code]) => `\`${code}\``);
+      .map(([code]) => `[\`${code}\`](/docs/errors#${code})`);
     out[status] = {
       ...ErrorEnvelope,
       $id: undefined,
@@ -58,6 +59,7 @@ interface OpenApiOperation {
   operationId?: string;
   description?: string;
   security?: unknown[];
+  parameters?: Array<{ in?: string; required?: boolean; schema?: { default?: unknown } }>;
   requestBody?: { content?: Record<string, OpenApiMediaType> };
   responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, OpenApiMediaType> }>;
 }
@@ -90,7 +92,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'Cowrie payment-acceptance API',
         version: API_VERSION,
         description:
-          'Every request sends `Authorization: Bearer <key>`. Sandbox keys (`cwk_test_`) go to the sandbox server, live keys (`cwk_live_`) to the live one. Errors use one envelope; see /docs/errors.',
+          'Every request sends `Authorization: Bearer <key>`. Sandbox keys (`cwk_test_`) go to the sandbox server, live keys (`cwk_live_`) to the live one. Errors use one envelope; every code is listed at [/docs/errors](/docs/errors), and the guide is at [/docs](/docs).',
       },
       servers: [
         { url: config.liveUrl, description: 'Live' },
@@ -141,6 +143,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         if (!path.startsWith('/') || path.startsWith('/docs')) continue;
         for (const [method, op] of Object.entries(item)) {
           applyOperationDoc(method, path, op);
+          // A query parameter with a default may be left out: it is not required of the client, whatever
+          // the route's validation schema lists (the default fills it in before validation).
+          for (const param of op.parameters ?? []) if (param.in === 'query' && param.schema?.default !== undefined) param.required = false;
           for (const [status, response] of Object.entries(op.responses ?? {})) {
             const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
             headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };

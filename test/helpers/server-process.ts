@@ -38,7 +38,10 @@ export interface ServerProcess {
 }
 
 export async function spawnServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
-  const [livePort, sandboxPort] = (await freePorts(2)) as [number, number];
+  // Ports given in extraEnv are kept (a restart on the same address); others are picked free.
+  const [freeLive, freeSandbox] = (await freePorts(2)) as [number, number];
+  const livePort = Number(extraEnv['COWRIE_LIVE_PORT'] ?? freeLive);
+  const sandboxPort = Number(extraEnv['COWRIE_SANDBOX_PORT'] ?? freeSandbox);
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COWRIE_')) env[k] = v;
   Object.assign(env, {
