@@ -495,6 +495,7 @@ ${env === 'live' ? '<label for="key-ips">Allowed addresses (comma-separated IPs 
     'Developers',
     `${data.notice ? `<p class="notice" role="status">${esc(data.notice)}</p>` : ''}${data.error ? `<p class="error" role="alert">${esc(data.error)}</p>` : ''}
 ${data.shown ? `<div class="card" role="status"><p><strong>${esc(data.shown.label)}</strong> It is shown this once: copy it now.</p><p><code id="shown-secret">${esc(data.shown.secret)}</code></p></div>` : ''}
+<p>Every operation, its parameters and its errors: the <a href="/docs/api">API reference</a>.</p>
 <section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>${keys}${createKey}</section>
 <section aria-labelledby="h-webhooks"><h2 id="h-webhooks">Webhook endpoints</h2>${endpoints}${createEndpoint}</section>`,
   );

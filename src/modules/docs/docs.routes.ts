@@ -1,11 +1,13 @@
 // Human documentation served by the server itself: /docs (the API reference, with contents, heading
-// anchors and a search box), /docs/errors (every error code, each `docs_url` lands on its entry), the
-// pages' script and style sheet under /docs/, and /v1/openapi.json.
+// anchors and a search box), /docs/errors (every error code, each `docs_url` lands on its entry), /docs/api
+// (the OpenAPI document rendered by Redoc), the pages' scripts and style sheets under /docs/, and
+// /v1/openapi.json.
 import { readFileSync } from 'node:fs';
 import { serveAssets } from '../../http/static-assets.js';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { escapeHtml, headingHtml, renderReference, scrollBox, tocHtml } from './render.js';
+import { API_PAGE_CSP, apiPage, serveRedoc } from './api-page.js';
 
 /** Scripts and styles only from this server's own files: no inline script, no CDN. */
 const PAGE_CSP =
@@ -41,7 +43,7 @@ ${rows}
     assets,
     'Cowrie API errors',
     `<div class="layout single"><main id="content">
-<p><a href="/docs">← API reference</a></p>
+<p><a href="/docs">← API reference</a> · <a href="/docs/api">Every operation (OpenAPI reference)</a></p>
 ${headingHtml(1, 'errors', 'Errors', 'Errors')}
 <p>Every error answers with one envelope: <code>{"error": {"type", "code", "message", "param", "request_id", "docs_url"}, "request_id", "environment", "livemode"}</code>. Branch on <code>code</code>; <code>message</code> is for people.</p>
 ${scrollBox('Table: error codes (Code, HTTP, Type, Meaning)', table)}
@@ -64,6 +66,7 @@ export async function referencePage(assets: DocsAssets, markdown: string): Promi
     `<div class="layout">
 <nav class="toc" aria-label="Contents"><details open><summary>Contents</summary>${tocHtml(ref.toc)}</details></nav>
 <main id="content">
+<p class="docs-links"><a href="/docs/api">Every operation, rendered from the OpenAPI document</a> · <a href="/docs/errors">Error codes</a></p>
 ${ref.intro}
 ${search}
 ${ref.sections}
@@ -78,8 +81,9 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   let errors: string | null = null;
   const referencePath = new URL('../../../docs/api-reference.md', import.meta.url);
   let reference: string | null = null;
-  const files = serveAssets(app, 'docs', '/docs', ['docs.js', 'docs.css']);
+  const files = serveAssets(app, 'docs', '/docs', ['docs.js', 'docs.css', 'api.js', 'api.css']);
   const assets: DocsAssets = { script: files['docs.js']!, style: files['docs.css']! };
+  const api = apiPage({ redoc: serveRedoc(app), script: files['api.js']!, style: files['api.css']! });
 
   const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'x-content-type-options': 'nosniff' };
   const hide = { hide: true };
@@ -91,6 +95,9 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
     reference ??= await referencePage(assets, readFileSync(referencePath, 'utf8'));
     return reply.headers(html).send(reference);
   });
+  app.get('/docs/api', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
+    reply.headers({ ...html, 'content-security-policy': API_PAGE_CSP }).send(api),
+  );
   app.get('/v1/openapi.json', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
     reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
   );
