@@ -1,11 +1,11 @@
 // /docs/api in a real browser (Debian's chromium driven by playwright-core): Redoc renders the server's
 // OpenAPI document, its search box finds operations, the error codes link to /docs/errors, and the page
-// does so with no request leaving 127.0.0.1, no CSP violation, no page error and, at phone width (390 px),
-// no sideways scroll of the page. Skipped, saying so, only where /usr/bin/chromium is absent.
+// does so with no request leaving 127.0.0.1, no CSP violation, no page error, no serious axe-core
+// violation and, at phone width (390 px), no sideways scroll of the page. Skipped, saying so, only where /usr/bin/chromium is absent.
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { CHROMIUM, HAVE_CHROMIUM, launchChromium, type Browser } from './helpers/browser.js';
+import { CHROMIUM, HAVE_CHROMIUM, axeSeriousViolations, launchChromium, type Browser } from './helpers/browser.js';
 
 if (!HAVE_CHROMIUM) {
   process.stdout.write(`\nBrowser /docs/api tests SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it).\n\n`);
@@ -87,6 +87,15 @@ describe.skipIf(!HAVE_CHROMIUM)(`/docs/api in a browser (${ENGINE})`, () => {
     await expect.poll(() => page.evaluate(() => (globalThis as any).location.hash)).toMatch(/^#(operation|tag)\//);
     await page.close();
   });
+
+  it('has no serious or critical accessibility violation (axe-core): no error-code link sits inside a button', async () => {
+    const page = await open();
+    expect(await axeSeriousViolations(page)).toEqual([]);
+    // The 409 response's header is a button showing the short summary; its code links are in its body.
+    const header = page.locator('[id="operation/createPaymentIntent"]').getByRole('button', { name: /^409/ }).first();
+    expect(await header.locator('a').count()).toBe(0);
+    await page.close();
+  }, 60_000);
 
   it('at phone width (390 px) the page does not scroll sideways', async () => {
     const page = await open(PHONE);

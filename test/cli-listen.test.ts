@@ -179,6 +179,29 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
     }
   }, 90_000);
 
+  it('a merchant with no event yet: everything from the first event on is forwarded, in order', async () => {
+    const made = cowrie(['merchants', 'create', '--name', 'Fresh shop', '--json'], { COWRIE_DATABASE_URL: db.url });
+    expect(await made.exited).toBe(0);
+    const freshKey = (JSON.parse(made.output()) as { keys: { test_secret: string } }).keys.test_secret;
+    const fresh = new Cowrie(freshKey, { baseUrl });
+    expect((await fresh.events.list({ limit: 1 })).data).toHaveLength(0);
+    const inbox = await startReceiver();
+    try {
+      const listen = cowrie(['listen', '--base-url', baseUrl, '--forward-to', inbox.url], { COWRIE_API_KEY: freshKey });
+      listeners.push(listen);
+      const secret = (await listen.waitFor(/listen secret is (cwk_whsec_\w+)/))[1]!;
+      const intent = await fresh.paymentIntents.create({ amount: '7.00', currency: 'USD' });
+      await fresh.sandbox.simulate(intent.id, { outcome: 'cancelled', payment_method: 'card' });
+      const got = await inbox.waitFor((r) => r.length >= 2, 20_000, 'created and cancelled');
+      const types = got.map((r) => constructEvent(r.body, r.headers, secret).type);
+      expect(types).toEqual(['payment_intent.created', 'payment_intent.cancelled']);
+      listen.child.kill('SIGINT');
+      expect(await listen.exited).toBe(0);
+    } finally {
+      await inbox.close();
+    }
+  }, 60_000);
+
   it('refuses what cannot work, with a clear message and exit 1', async () => {
     const noKey = cowrie(['listen', '--forward-to', 'http://127.0.0.1:1/x', '--base-url', baseUrl]);
     expect(await noKey.exited).toBe(1);

@@ -61,7 +61,10 @@ interface OpenApiOperation {
   security?: unknown[];
   parameters?: Array<{ in?: string; required?: boolean; schema?: { default?: unknown } }>;
   requestBody?: { content?: Record<string, OpenApiMediaType> };
-  responses?: Record<string, { headers?: Record<string, unknown>; content?: Record<string, OpenApiMediaType> }>;
+  responses?: Record<
+    string,
+    { description?: string; 'x-summary'?: string; headers?: Record<string, unknown>; content?: Record<string, OpenApiMediaType> }
+  >;
 }
 interface OpenApiDocument {
   paths?: Record<string, Record<string, OpenApiOperation>>;
@@ -147,6 +150,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
           // the route's validation schema lists (the default fills it in before validation).
           for (const param of op.parameters ?? []) if (param.in === 'query' && param.schema?.default !== undefined) param.required = false;
           for (const [status, response] of Object.entries(op.responses ?? {})) {
+            // A short summary for renderers that show it on the response's expandable header (Redoc's
+            // `x-summary`), so that the code links of the description sit in its body, not in a button.
+            const codes = response.description?.indexOf('. Codes: ') ?? -1;
+            if (codes > 0) response['x-summary'] = response.description!.slice(0, codes);
             const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
             headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
             if (op.security?.length) {
