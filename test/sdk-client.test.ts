@@ -136,6 +136,10 @@ describe(`@cowrie/sdk client (${ENGINE})`, () => {
     const sent = await cowrie.sandbox.trigger('payment_intent.failed');
     expect(sent).toMatchObject({ object: 'event_trigger', type: 'payment_intent.failed', status: 'sent' });
     expect(sent.event).toMatch(/^evt_/);
+    // The balance the payment made, from a list without pages: awaited or iterated alike.
+    const balances = await cowrie.balances.list().toArray();
+    expect(balances.find((b) => b.asset === 'USDT')?.total).toMatch(/^[1-9]\d*\.\d+$/);
+    expect((await cowrie.balances.list()).data).toEqual(balances);
     const clock = await cowrie.sandbox.clock.retrieve();
     expect(clock.object).toBeDefined();
   });

@@ -154,7 +154,8 @@ export class Cowrie {
   };
 
   readonly balances = {
-    list: (params?: Params<'listBalances'>, options?: RequestOptions) => this.get<'listBalances'>('/balances', params, options),
+    /** Every asset's balance: one page, awaited or iterated. */
+    list: (options?: RequestOptions) => this.list<'listBalances'>('/balances', undefined, options),
   };
 
   readonly walletDeposits = {
