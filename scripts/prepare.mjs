@@ -1,6 +1,7 @@
-// `npm install` in a checkout builds dist/ (and packages/sdk/dist/, the SDK workspace) so that `npx cowrie` and `npm start` run compiled code. A
-// production install of a built package (`npm ci --omit=dev`) has no TypeScript compiler and needs no
-// build: dist/ is already there, so this step says so and does nothing.
+// `npm install` in a checkout builds dist/ (and packages/sdk/dist/, the SDK workspace) so that `npx cowrie`
+// and `npm start` run compiled code and `@cowrie/sdk` imports by name. A production install of a built
+// package (`npm ci --omit=dev`) has no TypeScript compiler and needs no build: dist/ is already there, so
+// this step says so and does nothing.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
