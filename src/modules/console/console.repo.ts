@@ -114,7 +114,7 @@ export async function eventIdsOfIntent(db: Q, scope: { merchantId: string; envir
   return rows.map((r) => r.id);
 }
 
-/** Every pay attempt of an intent, with what the rail recorded of it, oldest first. */
+/** Every pay attempt of an intent (method, outcome, amount, failure), oldest first; the rails' own records are read apart. */
 export async function attemptsOfIntent(db: Q, intentId: string) {
   return db
     .selectFrom('payment_attempts')
