@@ -1,23 +1,49 @@
 // `cowrie listen` and `cowrie trigger` as a developer runs them: real processes (the server and the
 // command), a real local receiver. Listen forwards only what happens after it starts, each event signed
 // with the printed secret as a webhook delivery, in feed order, one printed line each; a failed forward
-// is tried again; it rides out a server restart; Ctrl-C stops it with exit 0.
+// is tried again; it rides out a server restart; Ctrl-C stops it with exit 0. The cases that need no
+// signal from outside run the same command line in this process (runCli), which starts in milliseconds.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Cowrie, constructEvent } from '@cowrie/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/program.js';
 import { ENGINE, createTestDatabase, type TestDatabase } from './helpers/harness.js';
 import { spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-interface Command {
-  child: ChildProcessWithoutNullStreams;
+interface Running {
   output(): string;
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   exited: Promise<number | null>;
+  /** Ctrl-C. */
+  stop(): void;
+}
+interface Command extends Running {
+  child: ChildProcessWithoutNullStreams;
+}
+
+function waiter(output: () => string) {
+  return async (pattern: RegExp, timeoutMs = 20_000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const m = pattern.exec(output());
+      if (m) return m;
+      if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+}
+
+/** `cowrie …` in this process (runCli, the same code the bin runs), stopped through its signal as Ctrl-C stops it. */
+function cowrieHere(args: string[], env: Record<string, string> = {}): Running {
+  let out = '';
+  const ctrlC = new AbortController();
+  const exited = runCli(args, { out: (s) => (out += s), err: (s) => (out += s), env, signal: ctrlC.signal });
+  return { output: () => out, waitFor: waiter(() => out), exited, stop: () => ctrlC.abort() };
 }
 
 /** `cowrie …` as a child process, with no COWRIE_ variable of the test's environment. */
@@ -35,20 +61,7 @@ function cowrie(args: string[], env: Record<string, string> = {}): Command {
   child.stdout.on('data', (s: string) => (out += s));
   child.stderr.on('data', (s: string) => (out += s));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => out,
-    exited,
-    waitFor: async (pattern, timeoutMs = 20_000) => {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const m = pattern.exec(out);
-        if (m) return m;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; output:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
-  };
+  return { child, output: () => out, exited, waitFor: waiter(() => out), stop: () => child.kill('SIGINT') };
 }
 
 describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
@@ -59,7 +72,7 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
   let baseUrl: string;
   let sdk: Cowrie;
   let ports: Record<string, string>;
-  const listeners: Command[] = [];
+  const listeners: Running[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -74,7 +87,8 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
     receiver = await startReceiver((_req, index) => ({ status: index === 0 ? 500 : 200 }));
   }, 60_000);
   afterAll(async () => {
-    for (const l of listeners) if (l.child.exitCode === null) l.child.kill('SIGKILL');
+    for (const l of listeners) l.stop();
+    await Promise.all(listeners.map((l) => l.exited));
     if (server?.child.exitCode === null) server.child.kill('SIGKILL');
     await receiver?.close();
     await db?.drop();
@@ -88,7 +102,7 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
 
     const intent = await sdk.paymentIntents.create({ amount: '12.50', currency: 'USD', merchant_reference: 'during-listen' });
     await sdk.sandbox.simulate(intent.id, { outcome: 'success', payment_method: 'card' });
-    const trig = cowrie(['trigger', 'payment_intent.refunded', '--api-key', key, '--base-url', baseUrl]);
+    const trig = cowrieHere(['trigger', 'payment_intent.refunded', '--api-key', key, '--base-url', baseUrl]);
     expect(await trig.exited).toBe(0);
     expect(trig.output()).toMatch(/^Triggered payment_intent\.refunded: event evt_\w+/);
     const triggered = /event (evt_\w+)/.exec(trig.output())![1]!;
@@ -180,14 +194,14 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
   }, 90_000);
 
   it('a merchant with no event yet: everything from the first event on is forwarded, in order', async () => {
-    const made = cowrie(['merchants', 'create', '--name', 'Fresh shop', '--json'], { COWRIE_DATABASE_URL: db.url });
+    const made = cowrieHere(['merchants', 'create', '--name', 'Fresh shop', '--json'], { COWRIE_DATABASE_URL: db.url });
     expect(await made.exited).toBe(0);
     const freshKey = (JSON.parse(made.output()) as { keys: { test_secret: string } }).keys.test_secret;
     const fresh = new Cowrie(freshKey, { baseUrl });
     expect((await fresh.events.list({ limit: 1 })).data).toHaveLength(0);
     const inbox = await startReceiver();
     try {
-      const listen = cowrie(['listen', '--base-url', baseUrl, '--forward-to', inbox.url], { COWRIE_API_KEY: freshKey });
+      const listen = cowrieHere(['listen', '--base-url', baseUrl, '--forward-to', inbox.url], { COWRIE_API_KEY: freshKey });
       listeners.push(listen);
       const secret = (await listen.waitFor(/listen secret is (cwk_whsec_\w+)/))[1]!;
       const intent = await fresh.paymentIntents.create({ amount: '7.00', currency: 'USD' });
@@ -195,7 +209,7 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
       const got = await inbox.waitFor((r) => r.length >= 2, 20_000, 'created and cancelled');
       const types = got.map((r) => constructEvent(r.body, r.headers, secret).type);
       expect(types).toEqual(['payment_intent.created', 'payment_intent.cancelled']);
-      listen.child.kill('SIGINT');
+      listen.stop();
       expect(await listen.exited).toBe(0);
     } finally {
       await inbox.close();
@@ -203,11 +217,11 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
   }, 60_000);
 
   it('refuses what cannot work, with a clear message and exit 1', async () => {
-    const noKey = cowrie(['listen', '--forward-to', 'http://127.0.0.1:1/x', '--base-url', baseUrl]);
+    const noKey = cowrieHere(['listen', '--forward-to', 'http://127.0.0.1:1/x', '--base-url', baseUrl]);
     expect(await noKey.exited).toBe(1);
     expect(noKey.output()).toMatch(/--api-key or COWRIE_API_KEY/);
 
-    const badType = cowrie([
+    const badType = cowrieHere([
       'listen',
       '--api-key',
       key,
@@ -221,17 +235,17 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
     expect(await badType.exited).toBe(1);
     expect(badType.output()).toMatch(/Unknown event type payment_intent\.nope/);
 
-    const revoked = cowrie(['listen', '--base-url', baseUrl, '--forward-to', 'http://127.0.0.1:1/x'], {
+    const revoked = cowrieHere(['listen', '--base-url', baseUrl, '--forward-to', 'http://127.0.0.1:1/x'], {
       COWRIE_API_KEY: `cwk_test_sk_${'0'.repeat(32)}`,
     });
     expect(await revoked.exited).toBe(1);
     expect(revoked.output()).toMatch(/invalid|key/i);
 
-    const trigJson = cowrie(['trigger', 'refund.created', '--json', '--base-url', baseUrl], { COWRIE_API_KEY: key });
+    const trigJson = cowrieHere(['trigger', 'refund.created', '--json', '--base-url', baseUrl], { COWRIE_API_KEY: key });
     expect(await trigJson.exited).toBe(0);
     expect(JSON.parse(trigJson.output())).toMatchObject({ object: 'event_trigger', type: 'refund.created', status: 'sent' });
 
-    const unknownType = cowrie(['trigger', 'payment_intent.nope', '--api-key', key, '--base-url', baseUrl, '--json']);
+    const unknownType = cowrieHere(['trigger', 'payment_intent.nope', '--api-key', key, '--base-url', baseUrl, '--json']);
     expect(await unknownType.exited).toBe(1);
     expect(JSON.parse(unknownType.output())).toMatchObject({ error: { code: 'parameter_invalid' } });
   }, 60_000);
