@@ -2,7 +2,18 @@
 // PayPal through the sandbox rails, with every test value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { action, checkoutStatus, eventTypes, openCheckout, pay, publicCall, waitForStatus } from './helpers/checkout.js';
+import {
+  action,
+  attemptsOf,
+  checkoutStatus,
+  createIntent,
+  eventTypes,
+  openCheckout,
+  pay,
+  publicCall,
+  sandboxIntent,
+  waitForStatus,
+} from './helpers/checkout.js';
 import { CSP } from './helpers/checkout-page.js';
 
 describe(`hosted checkout (${ENGINE})`, () => {
@@ -13,33 +24,9 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', {
-      key: key ?? s.merchant.keys.test_secret,
-      body: { amount: '1500.00', currency: 'KES', ...body },
-    });
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
-
-  async function apiIntent(id: string): Promise<any> {
-    const r = await s.sandbox('GET', `/payment-intents/${id}`);
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  }
-
-  async function attempts(intentId: string) {
-    return s.running.database.db
-      .selectFrom('payment_attempts')
-      .selectAll()
-      .where('payment_intent_id', '=', intentId)
-      .orderBy('created_at')
-      .execute();
-  }
-
   describe('card', () => {
     it('validates number (Luhn), expiry and CVC; nothing is attempted on a bad card', async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const page = await openCheckout(s, pi.checkout_url);
       const cases: Array<[Record<string, string>, string]> = [
         [{ card_number: '4242424242424241', card_expiry: '12/40', card_cvc: '123' }, 'card_number'],
@@ -55,8 +42,8 @@ describe(`hosted checkout (${ENGINE})`, () => {
         expect(r.json.error.code).toBe('parameter_invalid');
         expect(r.json.error.param).toBe(param);
       }
-      expect((await apiIntent(pi.id)).status).toBe('awaiting_payment');
-      expect(await attempts(pi.id)).toHaveLength(0);
+      expect((await sandboxIntent(s, pi.id)).status).toBe('awaiting_payment');
+      expect(await attemptsOf(s, pi.id)).toHaveLength(0);
     });
 
     it('test cards: success, declined, insufficient funds (failed attempts: the intent stays payable), success then disputed', async () => {
@@ -67,11 +54,11 @@ describe(`hosted checkout (${ENGINE})`, () => {
         { number: '4000000000000259', status: 'paid', failure: null, last: 'payment_intent.disputed' },
       ];
       for (const c of cases) {
-        const pi = await intent();
+        const pi = await createIntent(s);
         const page = await openCheckout(s, pi.checkout_url);
         const r = await pay(s, page, { method: 'card', card_number: c.number, card_expiry: '12/40', card_cvc: '123' });
         expect(r.status, r.text).toBe(200);
-        const after = await apiIntent(pi.id);
+        const after = await sandboxIntent(s, pi.id);
         expect(after.status, c.number).toBe(c.status);
         expect(after.failure_code, c.number).toBeNull();
         expect(after.last_payment_error?.code ?? null, c.number).toBe(c.failure);
@@ -85,7 +72,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
           // and it can be paid at once with another card
           const again = await pay(s, page, { method: 'card', card_number: '4242424242424242', card_expiry: '12/40', card_cvc: '123' });
           expect(again.status, again.text).toBe(200);
-          expect((await apiIntent(pi.id)).status).toBe('paid');
+          expect((await sandboxIntent(s, pi.id)).status).toBe('paid');
         }
       }
       // The card number is never stored.
@@ -96,7 +83,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
 
   describe('M-Pesa', () => {
     it('refuses a number that is not a Kenyan mobile number', async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const page = await openCheckout(s, pi.checkout_url);
       for (const phone of ['12345', '+255712345678', '+2547123456789', '']) {
         const r = await pay(s, page, { method: 'mpesa', phone });
@@ -116,7 +103,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       ];
       const started = await Promise.all(
         cases.map(async (c) => {
-          const pi = await intent();
+          const pi = await createIntent(s);
           const page = await openCheckout(s, pi.checkout_url);
           const r = await pay(s, page, { method: 'mpesa', phone: c.phone });
           expect(r.status, r.text).toBe(200);
@@ -134,7 +121,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       for (const { c, pi, page } of started) {
         const st = await waitForStatus(s, page, (x) => x.attempt?.state !== 'pending');
         expect(st.status, c.phone).toBe(c.status);
-        const after = await apiIntent(pi.id);
+        const after = await sandboxIntent(s, pi.id);
         expect(after.status, c.phone).toBe(c.status);
         expect(after.failure_code, c.phone).toBeNull();
         expect(after.last_payment_error?.code ?? null, c.phone).toBe(c.failure);
@@ -146,7 +133,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
 
   describe('PayPal', () => {
     it('redirect-style approval: turning back leaves the intent open; approving pays it', async () => {
-      const pi = await intent({ amount: '25.00', currency: 'USD' });
+      const pi = await createIntent(s, { amount: '25.00', currency: 'USD' });
       const page = await openCheckout(s, pi.checkout_url);
       const first = await pay(s, page, { method: 'paypal' });
       expect(first.status, first.text).toBe(200);
@@ -161,14 +148,14 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect((await publicCall(s, 'POST', approval, { body: { approve: true } })).status).toBe(403);
       const back = await action(s, page, approval.slice(page.path.length), { approve: false });
       expect(back.json).toEqual({ redirect: `/checkout/${pi.id}` });
-      expect((await apiIntent(pi.id)).status).toBe('awaiting_payment');
+      expect((await sandboxIntent(s, pi.id)).status).toBe('awaiting_payment');
       // The turned-back approval cannot be used afterwards.
       expect((await action(s, page, approval.slice(page.path.length), { approve: true })).status).toBe(409);
 
       const second = await pay(s, page, { method: 'paypal' });
       const ok = await action(s, page, (second.json.next_action.url as string).slice(page.path.length), { approve: true });
       expect(ok.status, ok.text).toBe(200);
-      const after = await apiIntent(pi.id);
+      const after = await sandboxIntent(s, pi.id);
       expect(after.status).toBe('paid');
       expect(after.payment_method).toBe('paypal');
       expect((await eventTypes(s, pi.id)).at(-1)).toBe('payment_intent.paid');

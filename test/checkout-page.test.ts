@@ -2,7 +2,17 @@
 // headers and anti-forgery token, the live status document, and payment from the balance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { checkoutStatus, eventTypes, openCheckout, pathOf, pay, publicCall } from './helpers/checkout.js';
+import {
+  attemptsOf,
+  checkoutStatus,
+  createIntent,
+  eventTypes,
+  openCheckout,
+  pathOf,
+  pay,
+  publicCall,
+  sandboxIntent,
+} from './helpers/checkout.js';
 import { CSP, STATUS_KEYS } from './helpers/checkout-page.js';
 
 describe(`hosted checkout (${ENGINE})`, () => {
@@ -13,37 +23,13 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', {
-      key: key ?? s.merchant.keys.test_secret,
-      body: { amount: '1500.00', currency: 'KES', ...body },
-    });
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
-
-  async function apiIntent(id: string): Promise<any> {
-    const r = await s.sandbox('GET', `/payment-intents/${id}`);
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  }
-
-  async function attempts(intentId: string) {
-    return s.running.database.db
-      .selectFrom('payment_attempts')
-      .selectAll()
-      .where('payment_intent_id', '=', intentId)
-      .orderBy('created_at')
-      .execute();
-  }
-
   function methodsOffered(html: string): string[] {
     return [...html.matchAll(/<input type="radio" name="method" value="([a-z_]+)"/g)].map((m) => m[1]!);
   }
 
   describe('the page', () => {
     it('shows merchant, description, fiat and asset amounts, a countdown and only the allowed, valid methods', async () => {
-      const pi = await intent({ description: 'Order #1001 <b>', return_url: 'https://shop.example/thanks' });
+      const pi = await createIntent(s, { description: 'Order #1001 <b>', return_url: 'https://shop.example/thanks' });
       const page = await openCheckout(s, pi.checkout_url);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -63,14 +49,17 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect(methodsOffered(page.html)).toEqual(['service_balance', 'mpesa', 'card', 'external_wallet']);
       expect(page.html).toContain('Sandbox: test mode');
 
-      const usd = await openCheckout(s, (await intent({ amount: '20.00', currency: 'USD', settlement_currency: 'BTC' })).checkout_url);
+      const usd = await openCheckout(
+        s,
+        (await createIntent(s, { amount: '20.00', currency: 'USD', settlement_currency: 'BTC' })).checkout_url,
+      );
       expect(methodsOffered(usd.html)).toEqual(['service_balance', 'card', 'paypal']);
-      const onlyCard = await openCheckout(s, (await intent({ payment_methods: ['card'] })).checkout_url);
+      const onlyCard = await openCheckout(s, (await createIntent(s, { payment_methods: ['card'] })).checkout_url);
       expect(methodsOffered(onlyCard.html)).toEqual(['card']);
     });
 
     it('carries a strict CSP and safe headers, no inline script or style, and no key anywhere', async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const page = await openCheckout(s, pi.checkout_url);
       expect(page.headers.get('content-security-policy')).toBe(CSP);
       expect(page.headers.get('x-frame-options')).toBe('DENY');
@@ -105,7 +94,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       const unknown = await publicCall(s, 'GET', '/checkout/pi_000000000000000000000000');
       expect(unknown.status).toBe(404);
       expect(unknown.text).toContain('Payment not found');
-      const pi = await intent();
+      const pi = await createIntent(s);
       const live = await publicCall(s, 'GET', `/checkout/${pi.id}`, { env: 'live' });
       expect(live.status).toBe(404);
       const liveStatus = await publicCall(s, 'GET', `/checkout/${pi.id}/status`, { env: 'live' });
@@ -114,7 +103,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
     });
 
     it('keeps the token of an open tab when the page is opened again', async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const first = await openCheckout(s, pi.checkout_url);
       const again = await fetch(s.url('test', first.path), { headers: { cookie: first.cookie } });
       const html = await again.text();
@@ -124,9 +113,9 @@ describe(`hosted checkout (${ENGINE})`, () => {
 
   describe('anti-forgery', () => {
     it("refuses pay actions without the token, with another intent's token, or from another origin; nothing is paid", async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const page = await openCheckout(s, pi.checkout_url);
-      const other = await openCheckout(s, (await intent()).checkout_url);
+      const other = await openCheckout(s, (await createIntent(s)).checkout_url);
       const body = { method: 'service_balance' };
       const tries = [
         await publicCall(s, 'POST', `${page.path}/pay`, { body }),
@@ -147,21 +136,21 @@ describe(`hosted checkout (${ENGINE})`, () => {
         expect(r.json.error.code).toBe('checkout_token_invalid');
         expect(r.json.error.type).toBe('permission_error');
       }
-      expect((await apiIntent(pi.id)).status).toBe('awaiting_payment');
-      expect(await attempts(pi.id)).toHaveLength(0);
+      expect((await sandboxIntent(s, pi.id)).status).toBe('awaiting_payment');
+      expect(await attemptsOf(s, pi.id)).toHaveLength(0);
       const ok = await pay(s, page, body);
       expect(ok.status, ok.text).toBe(200);
-      expect((await apiIntent(pi.id)).status).toBe('paid');
+      expect((await sandboxIntent(s, pi.id)).status).toBe('paid');
     });
   });
 
   describe('service balance', () => {
     it('pays in one step: paid, with its events', async () => {
-      const pi = await intent();
+      const pi = await createIntent(s);
       const page = await openCheckout(s, pi.checkout_url);
       const r = await pay(s, page, { method: 'service_balance' });
       expect(r.json).toEqual({ state: 'completed', status: 'paid' });
-      const after = await apiIntent(pi.id);
+      const after = await sandboxIntent(s, pi.id);
       expect(after.status).toBe('paid');
       expect(after.payment_method).toBe('service_balance');
       expect(after.amount_received).toBe(pi.pay_amount);
@@ -176,7 +165,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
   describe('live status', () => {
     it('follows moves made elsewhere: a cancel over the API, an expiry by the sandbox clock; return_url carries the intent', async () => {
-      const pi = await intent({ return_url: 'https://shop.example/done?order=7' });
+      const pi = await createIntent(s, { return_url: 'https://shop.example/done?order=7' });
       const page = await openCheckout(s, pi.checkout_url);
       expect((await checkoutStatus(s, page)).json).toMatchObject({ status: 'awaiting_payment', final: false });
       await s.sandbox('POST', `/payment-intents/${pi.id}/cancel`);
@@ -186,7 +175,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect((await pay(s, page, { method: 'service_balance' })).json.error.code).toBe('intent_not_payable');
 
       const m = await s.newMerchant({ name: 'Clock shop' });
-      const later = await intent({ expires_in_minutes: 5 }, m.keys.test_secret);
+      const later = await createIntent(s, { expires_in_minutes: 5 }, m.keys.test_secret);
       const p2 = await openCheckout(s, later.checkout_url);
       expect((await checkoutStatus(s, p2)).json.seconds_left).toBeGreaterThan(290);
       const adv = await s.call('test', 'POST', '/sandbox/clock/advance', { key: m.keys.test_secret, body: { seconds: 301 } });
@@ -199,7 +188,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
 
   it('checkout_url is absolute at the sandbox origin', async () => {
-    const pi = await intent();
+    const pi = await createIntent(s);
     expect(pi.checkout_url).toBe(`${new URL(s.config.sandboxUrl).origin}/checkout/${pi.id}`);
     expect(pathOf(pi.checkout_url)).toBe(`/checkout/${pi.id}`);
   });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantLimits } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { action, checkoutStatus, eventTypes, openCheckout, pay } from './helpers/checkout.js';
+import { action, checkoutStatus, createIntent, eventTypes, openCheckout, pay, sandboxIntent } from './helpers/checkout.js';
 import { Decimal } from 'decimal.js';
 import QRCode from 'qrcode';
 
@@ -15,24 +15,9 @@ describe(`hosted checkout (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  async function intent(body: Record<string, unknown> = {}, key?: string): Promise<any> {
-    const r = await s.call('test', 'POST', '/payment-intents', {
-      key: key ?? s.merchant.keys.test_secret,
-      body: { amount: '1500.00', currency: 'KES', ...body },
-    });
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
-
-  async function apiIntent(id: string): Promise<any> {
-    const r = await s.sandbox('GET', `/payment-intents/${id}`);
-    expect(r.status, r.text).toBe(200);
-    return r.json;
-  }
-
   describe('external wallet', () => {
     it('shows address, exact unique amount and QR; only the exact deposit is credited, others are kept as unmatched', async () => {
-      const pi = await intent({ amount: '1000.00' });
+      const pi = await createIntent(s, { amount: '1000.00' });
       const page = await openCheckout(s, pi.checkout_url);
       const r = await pay(s, page, { method: 'external_wallet', network: 'tron' });
       expect(r.status, r.text).toBe(200);
@@ -62,7 +47,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       expect((await pay(s, page, { method: 'external_wallet', network: 'tron' })).json.next_action.amount).toBe(next.amount);
       // Base and Polygon share an EVM address, told apart by network (another intent, so that this one
       // expects its amount on TRON only).
-      const otherPage = await openCheckout(s, (await intent()).checkout_url);
+      const otherPage = await openCheckout(s, (await createIntent(s)).checkout_url);
       const base = (await pay(s, otherPage, { method: 'external_wallet', network: 'base' })).json.next_action;
       const polygon = (await pay(s, otherPage, { method: 'external_wallet', network: 'polygon' })).json.next_action;
       expect(base.address).toMatch(/^0x[0-9a-f]{40}$/);
@@ -96,12 +81,12 @@ describe(`hosted checkout (${ENGINE})`, () => {
         expect(res.status, res.text).toBe(200);
         expect(res.json.deposit).toMatchObject({ status: 'unmatched', reason: 'no_matching_payment', credited_this_payment: false });
       }
-      expect((await apiIntent(pi.id)).status).toBe('awaiting_payment');
+      expect((await sandboxIntent(s, pi.id)).status).toBe('awaiting_payment');
       expect((await deposit({ network: 'tron', asset: 'USDT', amount: '1.1234567' })).json.error.param).toBe('amount');
 
       const exact = await deposit({ network: 'tron', asset: 'USDT', amount: next.amount });
       expect(exact.json.deposit).toMatchObject({ status: 'credited', reason: null, credited_this_payment: true });
-      const after = await apiIntent(pi.id);
+      const after = await sandboxIntent(s, pi.id);
       expect(after.status).toBe('paid');
       expect(after.payment_method).toBe('external_wallet');
       expect(after.amount_received).toBe(next.amount);
@@ -145,7 +130,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
     });
 
     it('two open intents never share address, network, asset and amount, even when allocated at once', async () => {
-      const intents = await Promise.all(Array.from({ length: 12 }, () => intent({ amount: '777.00' })));
+      const intents = await Promise.all(Array.from({ length: 12 }, () => createIntent(s, { amount: '777.00' })));
       const pages = await Promise.all(intents.map((pi) => openCheckout(s, pi.checkout_url)));
       const results = await Promise.all(pages.map((p) => pay(s, p, { method: 'external_wallet', network: 'polygon' })));
       for (const r of results) expect(r.status, r.text).toBe(200);
@@ -170,7 +155,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       // Once its intent has ended, its amount stays reserved for a day: another intent gets another amount.
       const cancelled = await s.sandbox('POST', `/payment-intents/${taken.payment_intent_id}/cancel`);
       expect(cancelled.status).toBe(200);
-      const fresh = await intent({ amount: '777.00' });
+      const fresh = await createIntent(s, { amount: '777.00' });
       const r = await pay(s, await openCheckout(s, fresh.checkout_url), { method: 'external_wallet', network: 'polygon' });
       expect(amounts).not.toContain(r.json.next_action.amount);
     });
@@ -180,10 +165,10 @@ describe(`hosted checkout (${ENGINE})`, () => {
       const key = m.keys.test_secret;
       const walletPay = async (pi: any) =>
         (await pay(s, await openCheckout(s, pi.checkout_url), { method: 'external_wallet', network: 'base' })).json.next_action;
-      const first = await intent({ amount: '555.00' }, key);
+      const first = await createIntent(s, { amount: '555.00' }, key);
       const firstPay = await walletPay(first);
       expect((await s.call('test', 'POST', `/payment-intents/${first.id}/cancel`, { key })).status).toBe(200);
-      const second = await intent({ amount: '555.00' }, key);
+      const second = await createIntent(s, { amount: '555.00' }, key);
       const secondPay = await walletPay(second);
       expect(secondPay.amount).not.toBe(firstPay.amount);
       // The late payment of the cancelled intent: kept as unmatched, the second intent untouched.
@@ -194,7 +179,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       // A day after the first intent ended, its amount is free again.
       const adv = await s.call('test', 'POST', '/sandbox/clock/advance', { key, body: { seconds: 24 * 3600 + 60 } });
       expect(adv.status, adv.text).toBe(200);
-      const third = await intent({ amount: '555.00' }, key);
+      const third = await createIntent(s, { amount: '555.00' }, key);
       expect((await walletPay(third)).amount).toBe(firstPay.amount);
     });
   });
@@ -203,7 +188,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
     it('an over-cap attempt shows MERCHANT_LIMIT_EXCEEDED in plain words and leaves the intent awaiting payment', async () => {
       const m = await s.newMerchant({ name: 'Capped shop' });
       await setMerchantLimits(s.running.database.db, m.merchant.id, { perPayment: '5' });
-      const pi = await intent({ amount: '1500.00' }, m.keys.test_secret);
+      const pi = await createIntent(s, { amount: '1500.00' }, m.keys.test_secret);
       const page = await openCheckout(s, pi.checkout_url);
       const r = await pay(s, page, { method: 'card', card_number: '4242424242424242', card_expiry: '12/40', card_cvc: '123' });
       expect(r.status).toBe(402);

@@ -1,5 +1,6 @@
 // Helpers for the hosted checkout tests: open a checkout page like a browser (keeping its anti-forgery
 // cookie and token) and call its public actions.
+import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
 
 export interface CheckoutSession {
@@ -18,6 +19,33 @@ export interface PublicResponse {
   headers: Headers;
   text: string;
   json: any;
+}
+
+/** A sandbox payment intent of 1500.00 KES (with `body` over it), created with the merchant's test secret key or `key`. */
+export async function createIntent(s: TestServer, body: Record<string, unknown> = {}, key?: string): Promise<any> {
+  const r = await s.call('test', 'POST', '/payment-intents', {
+    key: key ?? s.merchant.keys.test_secret,
+    body: { amount: '1500.00', currency: 'KES', ...body },
+  });
+  expect(r.status, r.text).toBe(201);
+  return r.json;
+}
+
+/** A sandbox payment intent as the API shows it. */
+export async function sandboxIntent(s: TestServer, id: string): Promise<any> {
+  const r = await s.sandbox('GET', `/payment-intents/${id}`);
+  expect(r.status, r.text).toBe(200);
+  return r.json;
+}
+
+/** The payment attempts recorded for an intent, oldest first, read from the database. */
+export function attemptsOf(s: TestServer, intentId: string) {
+  return s.running.database.db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('payment_intent_id', '=', intentId)
+    .orderBy('created_at')
+    .execute();
 }
 
 /** The path part of an absolute URL the API gave (checkout_url, link url): the harness listens elsewhere. */
