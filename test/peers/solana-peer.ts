@@ -11,6 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { base58Decode, base58Encode } from './base58.js';
 
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -75,36 +76,6 @@ export interface SolanaPeer {
 }
 
 // ---- base58, ed25519 curve check, program-derived addresses ----
-
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58Encode(bytes: Uint8Array): string {
-  let n = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
-  let out = '';
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)]! + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-function base58Decode(s: string): Buffer | null {
-  let n = 0n;
-  for (const c of s) {
-    const i = ALPHABET.indexOf(c);
-    if (i < 0) return null;
-    n = n * 58n + BigInt(i);
-  }
-  let hex = n === 0n ? '' : n.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  let zeros = 0;
-  while (s[zeros] === '1') zeros++;
-  return Buffer.concat([Buffer.alloc(zeros), Buffer.from(hex, 'hex')]);
-}
 
 const sha256 = (...parts: Array<Uint8Array | string>) => {
   const h = createHash('sha256');

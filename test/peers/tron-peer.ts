@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { base58Decode, base58Encode } from './base58.js';
 
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
@@ -62,36 +63,6 @@ export interface TronPeer {
 }
 
 // ---- base58check TRON addresses ----
-
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58Encode(bytes: Uint8Array): string {
-  let n = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
-  let out = '';
-  while (n > 0n) {
-    out = ALPHABET[Number(n % 58n)]! + out;
-    n /= 58n;
-  }
-  for (const b of bytes) {
-    if (b !== 0) break;
-    out = `1${out}`;
-  }
-  return out;
-}
-
-function base58Decode(s: string): Buffer | null {
-  let n = 0n;
-  for (const c of s) {
-    const i = ALPHABET.indexOf(c);
-    if (i < 0) return null;
-    n = n * 58n + BigInt(i);
-  }
-  let hex = n === 0n ? '' : n.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  let zeros = 0;
-  while (s[zeros] === '1') zeros++;
-  return Buffer.concat([Buffer.alloc(zeros), Buffer.from(hex, 'hex')]);
-}
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
 const checksum = (payload: Uint8Array) => sha256(sha256(payload)).subarray(0, 4);
