@@ -17,7 +17,17 @@ export interface Started {
   output: () => string;
 }
 
-/** Spawns `node <args>` and resolves once its output (stdout and stderr) satisfies `ready`. */
+// Every server a script started is stopped when the script ends, even by a crash: a server left behind
+// would hold its ports and fail the next script's start.
+const started = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
+
+/**
+ * Spawns `node <args>` and resolves once its output (stdout and stderr) satisfies `ready`. The metrics
+ * listener is off unless `env` sets COWRIE_METRICS_PORT (several servers, one default port).
+ */
 export function startProcess(
   args: string[],
   env: Record<string, string>,
@@ -25,9 +35,17 @@ export function startProcess(
   timeoutMs = 30_000,
 ): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, COWRIE_METRICS_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.add(child);
+    child.on('exit', () => started.delete(child));
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`server did not start:\n${out}`));
+    }, timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
       if (ready(out)) {

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
+import { transaction } from '../src/db/transaction.js';
 import { recordEvent } from '../src/modules/events/index.js';
 import type { EventsTable, WebhookDeliveriesTable } from '../src/db/schema.js';
 import { newId, randomBase62 } from '../src/shared/ids.js';
@@ -190,7 +191,7 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
       try {
         while (!clientsDone) {
           let sentAt = 0;
-          const event = await pd.db.transaction().execute(async (trx) => {
+          const event = await transaction(pd.db, async (trx) => {
             const e = await recordEvent(trx, {
               merchantId: me.merchant_id,
               environment: 'test',
