@@ -17,7 +17,7 @@ import {
   ChainRail,
   ChainWatcher,
   DarajaClient,
-  EvmSource,
+  loadEvmSource,
   MpesaRail,
   RailRegistry,
   SandboxRail,
@@ -90,7 +90,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     : null;
   if (mpesa) rails.register('live', mpesa);
   // The live on-chain wallet rail: one watcher per configured network (DECISIONS "Live payment rails").
-  const sources = config.chains.map((chain) => chainSource(config, chain));
+  const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
   const chainWatchers = sources.map((source) => new ChainWatcher({ db, sink, source, clock: clocks.base, logger: opts.logger }));
   if (sources.length > 0) {
     const networks = new Map<WalletNetwork, ChainRailNetwork>();
@@ -144,7 +144,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
   };
 }
 
-function chainSource(config: Config, chain: Config['chains'][number]): ChainSource {
+async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {
   const common = {
     rpcUrls: chain.rpcUrls,
     address: chain.address,
@@ -155,7 +155,7 @@ function chainSource(config: Config, chain: Config['chains'][number]): ChainSour
   switch (chain.network) {
     case 'base':
     case 'polygon':
-      return new EvmSource({ ...common, network: chain.network, blockRange: config.chainWatch.blockRange });
+      return new (await loadEvmSource())({ ...common, network: chain.network, blockRange: config.chainWatch.blockRange });
     case 'tron':
       return new TronSource(common);
     case 'solana':

@@ -5,7 +5,6 @@
 // token answers 403 and changes nothing; a role's forbidden action is not offered and answers 403.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import type { Services } from '../../deps.js';
 import { serveAssets } from '../../http/static-assets.js';
 import { AppError } from '../../shared/errors.js';
@@ -49,6 +48,9 @@ import {
 export const SESSION_COOKIE = 'cowrie_console';
 
 type Form = Record<string, string>;
+
+/** qrcode, loaded on the first page that draws a code (payment links, TOTP setup). */
+const qrCode = async () => (await import('qrcode')).default;
 
 function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
@@ -680,7 +682,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
       const page = await deps.links.list(scope, { limit: 25, startingAfter: after });
       // Each link's QR code, for printing or a screen at the till.
       const withQr = await Promise.all(
-        page.data.map(async (l) => ({ ...l, qr: l.url ? await QRCode.toDataURL(l.url, { margin: 1, width: 120 }) : '' })),
+        page.data.map(async (l) => ({ ...l, qr: l.url ? await (await qrCode()).toDataURL(l.url, { margin: 1, width: 120 }) : '' })),
       );
       return { ...page, data: withQr };
     },
@@ -912,7 +914,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
   });
   accountAction('/console/account/totp/start', async (session, _form, request) => {
     const setup = await auth.startTotp(session);
-    const qr = await QRCode.toDataURL(setup.uri, { margin: 1, width: 180 });
+    const qr = await (await qrCode()).toDataURL(setup.uri, { margin: 1, width: 180 });
     return {
       page: accountPage(await ctxOf(request, session, '/console/account'), { totpSetup: { ...setup, qr } }),
     };

@@ -27,7 +27,8 @@ export { mpesaCallbackRoutes } from './mpesa/mpesa.routes.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
 export { ChainRail, type ChainRailNetwork } from './chain/chain-rail.js';
-export { EvmSource } from './chain/evm-source.js';
+// viem (about 20 MB resident) loads only where an EVM network is configured.
+export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
 export { ChainRpcError, type ChainSource } from './chain/chain-source.js';

@@ -3,7 +3,6 @@
 // answer, as DECISIONS "Live payment rails" says. A 4xx other than 429 is the caller's problem and is not
 // retried elsewhere. A URL that failed rests for a while (it is tried last until then), so a dead first
 // URL costs one timeout, not one per call, and is used again once it is back.
-import { request } from 'undici';
 import type { ChainNetwork } from '../../../shared/chains.js';
 import { ChainRpcError } from './chain-source.js';
 
@@ -40,6 +39,8 @@ export class FailoverHttp {
         this.restingUntil[index] = Date.now() + URL_REST_MS;
       };
       try {
+        // undici loads on the first call: a server with no TRON or Solana network never needs it.
+        const { request } = await import('undici');
         const res = await request(`${base}${path}`, {
           method,
           headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...this.headers },
