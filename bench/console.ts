@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedPaidPayments, startProcess, stop, withPgDatabase, type Started } from './lib.js';
+import { seedPaidPayments, SERVER, type Started, startProcess, stop, withPgDatabase } from './lib.js';
 
 const ROWS = Number(process.env['BENCH_CONSOLE_ROWS'] ?? 100_000);
 const RUNS = 200;
@@ -19,7 +19,7 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
     COWRIE_LOG_LEVEL: 'warn',
     COWRIE_METRICS_PORT: '0',
   };
-  return startProcess(['dist/cli/main.js', 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
+  return startProcess([...SERVER, 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;

@@ -12,6 +12,9 @@ const DAY_MS = 86_400_000;
 export const PG_ADMIN =
   process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 
+/** The server as `npm start` and the `cowrie` command start it (node's flag: src/cli/heap.ts). */
+export const SERVER = ['--max-semi-space-size=4', 'dist/cli/main.js'];
+
 export interface Started {
   child: ChildProcess;
   output: () => string;

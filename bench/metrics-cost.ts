@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startProcess, stop } from './lib.js';
+import { SERVER, startProcess, stop } from './lib.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 6);
@@ -22,7 +22,7 @@ async function run(metricsPort: number, port: number): Promise<{ rps: number; p9
     COWRIE_LOG_LEVEL: 'warn',
     COWRIE_METRICS_PORT: String(metricsPort),
   };
-  const { child, output } = await startProcess(['dist/cli/main.js', 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
+  const { child, output } = await startProcess([...SERVER, 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
   try {
     const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(output())![0];
     const target = {

@@ -2,7 +2,7 @@
 // offered to `cowrie serve --role api --processes 1` and `--processes 2`, side by side in one run, with
 // requests a second, p50 and p99 of each. The load generator runs here, on the same machine.
 import autocannon from 'autocannon';
-import { startProcess, stop, withPgDatabase } from './lib.js';
+import { SERVER, startProcess, stop, withPgDatabase } from './lib.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
@@ -29,7 +29,7 @@ async function run(processes: number, port: number): Promise<Row | null> {
       COWRIE_ROLE: 'api',
       COWRIE_PROCESSES: String(processes),
     };
-    const { child, output } = await startProcess(['dist/cli/main.js', 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
+    const { child, output } = await startProcess([...SERVER, 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
     try {
       const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(output())?.[0];
       if (!key) throw new Error(`no demo key in output:\n${output()}`);

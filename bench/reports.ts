@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedPaidPayments, startProcess, stop, withPgDatabase, type Started } from './lib.js';
+import { seedPaidPayments, SERVER, type Started, startProcess, stop, withPgDatabase } from './lib.js';
 
 const ROWS = Number(process.env['BENCH_REPORT_ROWS'] ?? 100_000);
 
@@ -19,7 +19,7 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
     COWRIE_RATE_LIMIT_TEST: '1000000',
     COWRIE_LOG_LEVEL: 'info',
   };
-  return startProcess(['dist/cli/main.js', 'serve'], env, (out) => /listening/.test(out) && /"environment":"test"/.test(out), 60_000);
+  return startProcess([...SERVER, 'serve'], env, (out) => /listening/.test(out) && /"environment":"test"/.test(out), 60_000);
 }
 
 function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {

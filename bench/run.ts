@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { randomBase62 } from '../src/shared/ids.js';
-import { startProcess, stop, withPgDatabase } from './lib.js';
+import { SERVER, startProcess, stop, withPgDatabase } from './lib.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
 const DURATION = Number(process.env['BENCH_SECONDS'] ?? 8);
@@ -91,11 +91,7 @@ async function benchCowrie(name: string, databaseUrl: string, port: number, targ
     COWRIE_RATE_LIMIT_LIVE: '1000000',
     COWRIE_LOG_LEVEL: 'warn',
   };
-  const args = [
-    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []),
-    'dist/cli/main.js',
-    'serve',
-  ];
+  const args = [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'profiles')}`] : []), ...SERVER, 'serve'];
   // `serve` prints the demo merchant's key on the first start of an empty database.
   const { child, output } = await startProcess(args, env, (out) => /cwk_test_sk_\w+/.test(out));
   try {
