@@ -1,6 +1,7 @@
 // The merchant console's users and sessions (issue 17, part 1; DECISIONS "The merchant console"), over
 // real HTTP on both engines: the operator's `cowrie users create` and `reset-password`; sign-in with a
-// server-side session behind an HttpOnly SameSite=Lax cookie; five wrong passwords lock an account for 15
+// server-side session behind an HttpOnly SameSite=Lax cookie (Secure when a trusted proxy says the request
+// came over https; the same header from anyone else is ignored); five wrong passwords lock an account for 15
 // minutes; 20 sign-ins a minute per client address; CSRF tokens on every form; the 12-hour idle expiry;
 // password change signing the other sessions out; TOTP; roles; business verification submitted by the
 // owner and approved or refused by the operator; and the audit log. Each test signs in from its own client
@@ -117,6 +118,20 @@ describe(`merchant console: users and sessions (${ENGINE})`, () => {
     expect(out.status).toBe(303);
     expect(out.setCookie).toContain('Max-Age=0');
     expect((await get('/console', ok.cookie)).location).toBe('/console/login');
+  });
+
+  it('behind a TLS-terminating proxy it trusts, the session cookie is also Secure (and its removal at sign-out)', async () => {
+    const u = await user('owner');
+    const ip = newIp();
+    const ok = await request('POST', '/console/login', { form: { email: u.email, password: u.password }, ip, https: true });
+    expect(ok.status).toBe(303);
+    expect(ok.setCookie).toMatch(/^cowrie_console=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Lax; Secure$/);
+    const cookie = ok.setCookie!.split(';')[0]!;
+    const home = await request('GET', '/console', { cookie, ip, https: true });
+    expect(home.status).toBe(200);
+    const out = await request('POST', '/console/logout', { cookie, form: { _csrf: csrfOf(home.html) }, ip, https: true });
+    expect(out.status).toBe(303);
+    expect(out.setCookie).toMatch(/Max-Age=0; Secure$/);
   });
 
   it('five wrong passwords lock the account for 15 minutes; a success resets the count', async () => {
@@ -358,5 +373,22 @@ describe(`merchant console: users and sessions (${ENGINE})`, () => {
     expect(rows.find((r) => r.action === 'user.created')).toMatchObject({ actor: 'operator', ip: null });
     expect(page.html).toContain('login.failed');
     expect(page.html).toContain(ip);
+  });
+});
+
+describe(`merchant console: a server that trusts no proxy (${ENGINE})`, () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(async () => s?.stop());
+  const { request } = consoleHttp(() => s);
+
+  it('believes no X-Forwarded-Proto: over plain http the session cookie is never marked Secure', async () => {
+    const m = await s.newMerchant({ name: 'Plain http shop' });
+    const u = await s.running.services.console.createUser(m.merchant.id, 'plain@shop.example', 'owner');
+    const r = await request('POST', '/console/login', { form: { email: u.user.email, password: u.password }, https: true });
+    expect(r.status).toBe(303);
+    expect(r.setCookie).toMatch(/^cowrie_console=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Lax$/);
   });
 });

@@ -20,6 +20,8 @@ export interface ConsoleRequest {
   /** X-Forwarded-For (believed only by a server that trusts 127.0.0.1 as a proxy). */
   ip?: string;
   origin?: string;
+  /** Sent as through a TLS-terminating proxy (X-Forwarded-Proto: https; believed only from a trusted proxy). */
+  https?: boolean;
 }
 
 /** The CSRF token of a console page's forms. */
@@ -30,6 +32,7 @@ export function consoleHttp(server: () => TestServer) {
     const headers: Record<string, string> = { 'x-forwarded-for': o.ip ?? '198.51.100.1' };
     if (o.cookie) headers['cookie'] = o.cookie;
     if (o.origin) headers['origin'] = o.origin;
+    if (o.https) headers['x-forwarded-proto'] = 'https';
     if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await fetch(server().url('test', path), {
       method,
