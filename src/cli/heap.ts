@@ -3,7 +3,8 @@
 // under a high allocation rate (a long CSV export) it grows the young generation to 2 x 16 MB and lets
 // promoted garbage pile up in the old one before its first full collection, tens of megabytes of resident
 // memory that a streaming server never needs. Two settings keep a 100,000-row export under 150 MB
-// (bench/reports.ts; measured on 2026-11-26: 135 to 140 MB on SQLite; 157 to 169 MB without the second, 213 to 235 without the first):
+// (bench/reports.ts; measured on 2026-11-26: 135 to 140 MB on SQLite; 157 to 169 MB without the second,
+// 213 to 235 MB without the first):
 // - `--optimize-for-size`, set here at run time, which makes V8 collect the old generation as it grows.
 //   Set here, it covers every way the server is started; COWRIE_V8_DEFAULT_HEAP=1 leaves it out.
 // - semi-spaces of at most 4 MB (`--max-semi-space-size=4`). V8 sizes the young generation when it starts,
