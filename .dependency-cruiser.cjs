@@ -51,10 +51,17 @@ module.exports = {
       from: { path: '^src/modules/' },
       to: { path: '^src/(jobs|cli)/|^src/(app|main|services|server|deps)\\.ts$' },
     },
+    {
+      name: 'no-peers-in-src',
+      severity: 'error',
+      comment: 'The local fakes of providers (peers/) are for tests and npm scripts; nothing that ships imports them.',
+      from: { path: '^src/' },
+      to: { path: '^peers/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|peers)/',
     tsPreCompilationDeps: false,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

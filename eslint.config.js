@@ -1,4 +1,4 @@
-// ESLint (typescript-eslint) for src/, test/ and bench/; formatting is Prettier's (npm run format).
+// ESLint (typescript-eslint) for src/, test/, peers/ and bench/; formatting is Prettier's (npm run format).
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -46,7 +46,7 @@ export default tseslint.config(
     languageOptions: { globals: { console: 'readonly', process: 'readonly', module: 'writable', require: 'readonly' } },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'peers/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',

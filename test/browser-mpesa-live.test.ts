@@ -4,7 +4,7 @@
 // arrives; a cancelled push shows the failure and lets the customer pay again. axe: no serious or critical
 // violation. Skipped, saying so, only where /usr/bin/chromium is absent (.ci/run installs it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
+import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
 import { CHROMIUM, HAVE_CHROMIUM, axeSeriousViolations, launchChromium, type Browser } from './helpers/browser.js';

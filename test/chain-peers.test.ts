@@ -3,8 +3,8 @@
 // getSignaturesForAddress (before/until), getTransaction token balances, the commitment levels, forks.
 // No database: the same on both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRON_USDC, TRON_USDT, startTronPeer, tronAddressFromSeed, tronAddressToHex, type TronPeer } from './peers/tron-peer.js';
-import { SOLANA_USDC_MINT, associatedTokenAddress, solanaAddressFromSeed, startSolanaPeer, type SolanaPeer } from './peers/solana-peer.js';
+import { TRON_USDC, TRON_USDT, startTronPeer, tronAddressFromSeed, tronAddressToHex, type TronPeer } from '../peers/tron/peer.js';
+import { SOLANA_USDC_MINT, associatedTokenAddress, solanaAddressFromSeed, startSolanaPeer, type SolanaPeer } from '../peers/solana/peer.js';
 
 const getJson = async (url: string, init?: RequestInit) => {
   const res = await fetch(url, init);

@@ -1,14 +1,15 @@
 // The live on-chain wallet rail on TRON and Solana (issue 16), behind the same watcher as the EVM networks,
-// against protocol-faithful local peers (test/peers): a TronGrid-compatible HTTP API and a Solana JSON-RPC
-// node. Each network is configured with a dead first RPC URL (failover) and its documented default depth
-// (TRON 19 blocks, Solana 32 slots, that is finalized). Covered on each: an exact transfer confirming at
-// once and paid at the depth; a wrong amount unmatched; a transfer removed before its depth never paying.
+// against protocol-faithful local peers (peers/tron, peers/solana): a TronGrid-compatible HTTP API and a
+// Solana JSON-RPC node. Each network is configured with a dead first RPC URL (failover) and its documented
+// default depth (TRON 19 blocks, Solana 32 slots, that is finalized). Covered on each: an exact transfer
+// confirming at once and paid at the depth; a wrong amount unmatched; a transfer removed before its depth
+// never paying.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
-import { startSolanaPeer, solanaAddressFromSeed, SOLANA_USDC_MINT, SOLANA_USDT_MINT, type SolanaPeer } from './peers/solana-peer.js';
-import { startTronPeer, tronAddressFromSeed, TRON_USDC, TRON_USDT, type TronPeer } from './peers/tron-peer.js';
+import { startSolanaPeer, solanaAddressFromSeed, SOLANA_USDC_MINT, SOLANA_USDT_MINT, type SolanaPeer } from '../peers/solana/peer.js';
+import { startTronPeer, tronAddressFromSeed, TRON_USDC, TRON_USDT, type TronPeer } from '../peers/tron/peer.js';
 
 async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -13,7 +13,7 @@ import {
   parseStkCallback,
   stkPassword,
 } from '../src/modules/rails/mpesa/daraja-client.js';
-import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
+import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { loadConfig } from '../src/config.js';
 
 const CREDS = { consumerKey: 'ck', consumerSecret: 'cs', shortcode: '174379', passkey: 'passkey-1' };

@@ -5,7 +5,7 @@
 // Daraja's error answers as failed attempts; an amount other than asked; unknown and malformed callbacks;
 // refunds left for the operator's review. Runs on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
+import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay, waitForStatus, eventTypes } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';

@@ -11,7 +11,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { startDarajaPeer, type DarajaPeer } from '../src/peers/daraja/peer.js';
+import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 
 const ENV = {
   COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',

@@ -1,6 +1,6 @@
 // What the live M-Pesa tests share: the Daraja credentials the peer and the server agree on, and the
 // server's environment pointing its live M-Pesa rail at a peer, with callbacks to the live listener.
-import type { DarajaPeer } from '../../src/peers/daraja/peer.js';
+import type { DarajaPeer } from '../../peers/daraja/peer.js';
 
 export const MPESA_TEST_CREDENTIALS = { consumerKey: 'ck-test', consumerSecret: 'cs-test', shortcode: '174379', passkey: 'pk-test' };
 

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { base58Decode, base58Encode } from './base58.js';
+import { base58Decode, base58Encode } from '../shared/base58.js';
 
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
