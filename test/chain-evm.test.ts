@@ -14,22 +14,12 @@ import { openCheckout, pay } from './helpers/checkout.js';
 import { cliRunner } from './helpers/cli.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
 
 const CONFIRMATIONS = 3;
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await read();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () => {
   let base: Anvil;
@@ -449,7 +439,7 @@ describe.skipIf(ENGINE !== 'postgres')('two processes, one chain watcher (Postgr
         `${p.id} paid`,
         () => statusOf(p.id),
         (st) => st === 'paid',
-        20_000,
+        { timeoutMs: 20_000 },
       );
     expect(seenBy(other)).toBe(2);
     const paidEvents = await check.db

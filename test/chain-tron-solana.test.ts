@@ -8,18 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { startSolanaPeer, solanaAddressFromSeed, SOLANA_USDC_MINT, SOLANA_USDT_MINT, type SolanaPeer } from '../peers/solana/peer.js';
 import { startTronPeer, tronAddressFromSeed, TRON_USDC, TRON_USDT, type TronPeer } from '../peers/tron/peer.js';
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const last = await read();
-    if (done(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const units = (amount: string) => BigInt(Math.round(Number(amount) * 1e6)).toString();
 

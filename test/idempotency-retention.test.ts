@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { IDEMPOTENCY_LOCK_MS } from '../src/http/idempotency.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { newKey, expectIdempotencyError, countCustomers, bump, runCount, waitFor } from './helpers/idempotency.js';
+import { newKey, expectIdempotencyError, countCustomers, bump, runCount } from './helpers/idempotency.js';
+import { waitFor } from './helpers/wait.js';
 
 describe(`idempotency retention (${ENGINE})`, () => {
   const HOUR = 3_600_000;
@@ -71,7 +72,12 @@ describe(`idempotency retention (${ENGINE})`, () => {
   it('the lock of a request that never finished lapses; its late outcome does not overwrite the new one', async () => {
     const key = newKey('stale-lock');
     const hung = post(key, { z: 1 }, '/test/gated');
-    await waitFor(() => runCount('gated', key) === 1, 'the gated request to start');
+    await waitFor(
+      'the gated request to start',
+      () => runCount('gated', key),
+      (n) => n === 1,
+      { intervalMs: 5 },
+    );
     expectIdempotencyError(await post(key, { z: 1 }, '/test/gated'), 'idempotency_in_progress');
     clock.advance(IDEMPOTENCY_LOCK_MS);
     const takeover = await post(key, { z: 1 }, '/test/gated');

@@ -3,7 +3,8 @@
 // under concurrent identical requests. Runs once per engine (SQLite, PostgreSQL).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { newKey, expectIdempotencyError, countCustomers, runCount, waitFor, testRoutes } from './helpers/idempotency.js';
+import { newKey, expectIdempotencyError, countCustomers, runCount, testRoutes } from './helpers/idempotency.js';
+import { waitFor } from './helpers/wait.js';
 
 describe(`idempotency (${ENGINE})`, () => {
   let s: TestServer;
@@ -271,7 +272,12 @@ describe(`idempotency (${ENGINE})`, () => {
   it('a request with the key while the first still runs is 409 idempotency_in_progress', async () => {
     const key = newKey('in-progress');
     const firstP = post(key, { y: 1 }, { path: '/test/slow' });
-    await waitFor(() => runCount('slow', key) === 1, 'the slow request to start');
+    await waitFor(
+      'the slow request to start',
+      () => runCount('slow', key),
+      (n) => n === 1,
+      { intervalMs: 5 },
+    );
     const during = await post(key, { y: 1 }, { path: '/test/slow' });
     expectIdempotencyError(during, 'idempotency_in_progress');
     const first = await firstP;

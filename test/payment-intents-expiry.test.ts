@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { helpers, waitFor } from './helpers/payment-intents.js';
+import { helpers } from './helpers/payment-intents.js';
+import { waitFor } from './helpers/wait.js';
 
 describe(`payment intent expiry before any sweep (${ENGINE})`, () => {
   // Jobs every 60 s: after the first tick at start, no sweep runs during these tests.
@@ -108,8 +109,12 @@ describe(`payment intent expiry by the background sweep (${ENGINE})`, () => {
     await new Promise((r) => setTimeout(r, 200)); // several sweeps with nothing due
     expect((await h.row(a.id)).status).toBe('awaiting_payment');
     clock.advance(61_000);
-    const swept = await waitFor(async () => (await h.row(a.id)).status === 'expired' && (await h.row(b.id)).status === 'expired', 5000);
-    expect(swept).toBe(true);
+    await waitFor(
+      'both overdue intents expired',
+      async () => [(await h.row(a.id)).status, (await h.row(b.id)).status],
+      (statuses) => statuses.every((st) => st === 'expired'),
+      { timeoutMs: 5000 },
+    );
     await new Promise((r) => setTimeout(r, 200)); // more sweeps: nothing more happens
     for (const x of [a, b]) {
       const events = await h.events(x.id);

@@ -2,6 +2,7 @@
 // cookie and token) and call its public actions.
 import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
+import { waitFor } from './wait.js';
 
 export interface CheckoutSession {
   path: string;
@@ -107,13 +108,16 @@ export async function checkoutStatus(s: TestServer, session: CheckoutSession): P
 
 /** Polls the public status until `done` holds (or the time runs out). */
 export async function waitForStatus(s: TestServer, session: CheckoutSession, done: (st: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await checkoutStatus(s, session);
-    if (r.status === 200 && done(r.json)) return r.json;
-    if (Date.now() > until) throw new Error(`status never matched; last: ${r.text}`);
-    await new Promise((res) => setTimeout(res, 150));
-  }
+  const r = await waitFor(
+    `the checkout status of ${session.path}`,
+    async () => {
+      const { status, json } = await checkoutStatus(s, session);
+      return { status, json };
+    },
+    (x) => x.status === 200 && done(x.json),
+    { timeoutMs, intervalMs: 150 },
+  );
+  return r.json;
 }
 
 export async function eventTypes(s: TestServer, intentId: string): Promise<string[]> {

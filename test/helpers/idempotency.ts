@@ -45,15 +45,6 @@ export function runCount(route: string, key: string): number {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves once `cond` holds (polling), so a test acts while a request is known to be running. */
-export async function waitFor(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
 export function testRoutes(app: FastifyInstance): void {
   const config = { scopes: ['customers:write' as const] };
   // Fails with a plain Error (a 500) the first time for a key, succeeds afterwards.
