@@ -4,6 +4,7 @@
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { helpers } from './helpers/payment-intents.js';
 
 const N = 20;
 
@@ -16,12 +17,8 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
   afterAll(async () => s?.stop());
 
   const db = () => s.running.database.db;
-
-  async function create(body: Record<string, unknown> = {}, key = s.merchant.keys.test_secret): Promise<Record<string, any>> {
-    const r = await s.call('test', 'POST', '/payment-intents', { key, body: { amount: '1500', currency: 'KES', ...body } });
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
+  const { createOk } = helpers(() => s);
+  const create = (body: Record<string, unknown> = {}, key?: string) => createOk({ amount: '1500', currency: 'KES', ...body }, { key });
   const simulate = (id: string, outcome: string, payment_method = 'mpesa', amount?: string, key = s.merchant.keys.test_secret) =>
     s.call('test', 'POST', `/sandbox/payment-intents/${id}/simulate`, {
       key,

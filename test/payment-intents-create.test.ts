@@ -22,20 +22,12 @@ import {
 describe(`payment intents (${ENGINE})`, () => {
   let s: TestServer;
   const h = helpers(() => s);
+  const { create, createOk } = h;
 
   beforeAll(async () => {
     s = await startTestServer({ env: URL_ENV });
   });
   afterAll(async () => s?.stop());
-
-  const create = (body: unknown, o: { key?: string; env?: 'test' | 'live'; headers?: Record<string, string> } = {}) =>
-    s.call(o.env ?? 'test', 'POST', '/payment-intents', { key: o.key ?? s.merchant.keys.test_secret, body, headers: o.headers });
-
-  async function createOk(body: Record<string, unknown>, o: { key?: string; env?: 'test' | 'live' } = {}) {
-    const r = await create(body, o);
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
 
   describe('POST /payment-intents', () => {
     it('creates a KES intent: 201 in awaiting_payment with every field, the embedded quote and its created event', async () => {

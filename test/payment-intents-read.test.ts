@@ -10,21 +10,13 @@ describe(`payment intents (${ENGINE})`, () => {
   let s: TestServer;
   let other: CreatedMerchant;
   const h = helpers(() => s);
+  const { create, createOk } = h;
 
   beforeAll(async () => {
     s = await startTestServer({ env: URL_ENV });
     other = await s.newMerchant({ name: 'Other merchant', verified: true });
   });
   afterAll(async () => s?.stop());
-
-  const create = (body: unknown, o: { key?: string; env?: 'test' | 'live'; headers?: Record<string, string> } = {}) =>
-    s.call(o.env ?? 'test', 'POST', '/payment-intents', { key: o.key ?? s.merchant.keys.test_secret, body, headers: o.headers });
-
-  async function createOk(body: Record<string, unknown>, o: { key?: string; env?: 'test' | 'live' } = {}) {
-    const r = await create(body, o);
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
 
   describe('GET /payment-intents and /payment-intents/{id}', () => {
     let m: CreatedMerchant;

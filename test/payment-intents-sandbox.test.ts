@@ -10,20 +10,12 @@ import { D, URL_ENV, ISO_RE, up, record, helpers } from './helpers/payment-inten
 describe(`payment intents (${ENGINE})`, () => {
   let s: TestServer;
   const h = helpers(() => s);
+  const { createOk } = h;
 
   beforeAll(async () => {
     s = await startTestServer({ env: URL_ENV });
   });
   afterAll(async () => s?.stop());
-
-  const create = (body: unknown, o: { key?: string; env?: 'test' | 'live'; headers?: Record<string, string> } = {}) =>
-    s.call(o.env ?? 'test', 'POST', '/payment-intents', { key: o.key ?? s.merchant.keys.test_secret, body, headers: o.headers });
-
-  async function createOk(body: Record<string, unknown>, o: { key?: string; env?: 'test' | 'live' } = {}) {
-    const r = await create(body, o);
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
 
   describe('sandbox helpers', () => {
     it('refuses live keys on every sandbox endpoint: 400 sandbox_only, nothing moved', async () => {

@@ -1,6 +1,7 @@
 // What the payment-intent tests share: the documented rules written out independently of the server's,
-// and reads of the rows an intent leaves behind.
+// creating intents, and reads of the rows an intent leaves behind.
 import { Decimal } from 'decimal.js';
+import { expect } from 'vitest';
 import { type TestServer } from './harness.js';
 import { INTENT_KEYS } from './intents.js';
 
@@ -34,10 +35,28 @@ export function record(body: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+export interface CreateOptions {
+  /** Default: the server's merchant's sandbox secret key. */
+  key?: string;
+  /** Default: test (the sandbox). */
+  env?: 'test' | 'live';
+  headers?: Record<string, string>;
+}
+
 /** Shared helpers over one server. */
 export function helpers(get: () => TestServer) {
   const db = () => get().running.database.db;
+  /** POST /payment-intents, as is: the test checks the answer. */
+  const create = (body: unknown, o: CreateOptions = {}) =>
+    get().call(o.env ?? 'test', 'POST', '/payment-intents', { key: o.key ?? get().merchant.keys.test_secret, body, headers: o.headers });
   return {
+    create,
+    /** POST /payment-intents that must answer 201: the created intent. */
+    async createOk(body: Record<string, unknown>, o: CreateOptions = {}): Promise<Record<string, any>> {
+      const r = await create(body, o);
+      expect(r.status, r.text).toBe(201);
+      return r.json;
+    },
     async count(table: 'payment_intents' | 'events' | 'payment_attempts'): Promise<number> {
       const row = await db()
         .selectFrom(table)

@@ -6,8 +6,9 @@ import type { EventType } from '../../src/modules/events/index.js';
 import { INTENT_EVENTS_IN_PLACE, INTENT_MOVES, type IntentStatus } from '../../src/modules/payment-intents/index.js';
 import type { TestServer } from './harness.js';
 import { INTENT_KEYS } from './intents.js';
+import { D, helpers, record } from './payment-intents.js';
 
-export const D = Decimal.clone({ precision: 100 });
+export { D, record };
 export const STATUSES: IntentStatus[] = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'];
 export const OUTCOMES = [
   'success',
@@ -41,21 +42,13 @@ export function intentOf(event: Record<string, any>): Record<string, unknown> {
   return data;
 }
 
-export function record(body: Record<string, unknown>): Record<string, unknown> {
-  const { request_id: _r, environment: _e, ...rest } = body;
-  return rest;
-}
-
 /** The helpers over one server; moves and in-place events seen are added to `covered`. */
 export function machine(get: () => TestServer, covered: Set<string>) {
   const db = () => get().running.database.db;
   const ctx = () => get().running.services.intents;
-
-  async function create(body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-    const r = await get().sandbox('POST', '/payment-intents', { body: { amount: '1500', currency: 'KES', ...body } });
-    expect(r.status, r.text).toBe(201);
-    return r.json;
-  }
+  const { createOk, row, attempts, count } = helpers(get);
+  /** A sandbox intent of 1500 KES unless `body` says otherwise. */
+  const create = (body: Record<string, unknown> = {}) => createOk({ amount: '1500', currency: 'KES', ...body });
 
   const simulate = (id: string, outcome: Outcome, payment_method = 'service_balance', amount?: string) =>
     get().sandbox('POST', `/sandbox/payment-intents/${id}/simulate`, {
@@ -70,22 +63,10 @@ export function machine(get: () => TestServer, covered: Set<string>) {
     return r.json;
   }
 
-  const row = (id: string) => db().selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const attempts = (id: string) =>
-    db().selectFrom('payment_attempts').selectAll().where('payment_intent_id', '=', id).orderBy('created_at').orderBy('id').execute();
   async function eventRows(id: string) {
     return db().selectFrom('events').selectAll().where('payment_intent_id', '=', id).orderBy('seq').execute();
   }
-  async function eventCount(): Promise<number> {
-    return Number(
-      (
-        await db()
-          .selectFrom('events')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  }
+  const eventCount = () => count('events');
 
   /**
    * Asserts the intent's events are exactly `expected` ([type, status after]) in commit order, each a
