@@ -2,7 +2,8 @@
 // as its IPv4 form), where this machine can listen on one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { expectError, MAPPED_LISTEN_OK } from './helpers/auth.js';
+import { MAPPED_LISTEN_OK } from './helpers/auth.js';
+import { expectError, SERVICE_VERSION } from './helpers/expect.js';
 
 describe.skipIf(!MAPPED_LISTEN_OK)(`IP allowlist with IPv4-mapped socket addresses (${ENGINE})`, () => {
   let s: TestServer;
@@ -27,7 +28,7 @@ describe.skipIf(!MAPPED_LISTEN_OK)(`IP allowlist with IPv4-mapped socket address
       expect(verify.json.ip_allowed, allowedIps.join(',')).toBe(allowed);
       const list = await s.call('live', 'GET', '/customers', { key: key.key });
       if (allowed) expect(list.status, allowedIps.join(',')).toBe(200);
-      else expectError(list, 403, 'ip_not_allowed', 'permission_error', 'live', allowedIps.join(','));
+      else expectError(list, 403, 'ip_not_allowed', null, { environment: 'live', label: allowedIps.join(','), version: SERVICE_VERSION });
     }
   });
 });

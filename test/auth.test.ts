@@ -14,12 +14,11 @@ import {
   DUMMY_ID,
   ENVS,
   SPEC_SCOPES,
-  seenCodes,
-  expectError,
   expectAuthenticatedHeaders,
   expectPassedAuth,
   unknownKey,
 } from './helpers/auth.js';
+import { expectError, seenErrorCodes, SERVICE_VERSION } from './helpers/expect.js';
 
 describe(`authentication on every authenticated route (${ENGINE})`, () => {
   let s: TestServer;
@@ -93,7 +92,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   it('no Authorization header: 401 invalid_api_key on both addresses', async () => {
     for (const route of routes) {
       for (const env of ENVS) {
-        expectError(await hit(env, route, null), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env}`);
+        expectError(await hit(env, route, null), 401, 'invalid_api_key', null, {
+          environment: env,
+          label: `${route.label} ${env}`,
+          version: SERVICE_VERSION,
+        });
       }
       if (route.method === 'GET') {
         const head = await s.call('test', 'HEAD', route.path.replace(/\{[^}]+\}/g, DUMMY_ID));
@@ -121,7 +124,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     for (const route of routes) {
       for (const header of malformed) {
         const r = await hit('test', route, null, { authorization: header });
-        expectError(r, 401, 'invalid_api_key', 'authentication_error', 'test', `${route.label} [${header}]`);
+        expectError(r, 401, 'invalid_api_key', null, {
+          environment: 'test',
+          label: `${route.label} [${header}]`,
+          version: SERVICE_VERSION,
+        });
       }
     }
     // The scheme is case-insensitive (RFC 9110 section 11.1).
@@ -132,23 +139,17 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   it('unknown well-formed key: 401 invalid_api_key', async () => {
     for (const route of routes) {
       for (const tag of ['sk', 'rk', 'pk'] as const) {
-        expectError(
-          await hit('test', route, unknownKey('test', tag)),
-          401,
-          'invalid_api_key',
-          'authentication_error',
-          'test',
-          `${route.label} test ${tag}`,
-        );
+        expectError(await hit('test', route, unknownKey('test', tag)), 401, 'invalid_api_key', null, {
+          environment: 'test',
+          label: `${route.label} test ${tag}`,
+          version: SERVICE_VERSION,
+        });
       }
-      expectError(
-        await hit('live', route, unknownKey('live')),
-        401,
-        'invalid_api_key',
-        'authentication_error',
-        'live',
-        `${route.label} live`,
-      );
+      expectError(await hit('live', route, unknownKey('live')), 401, 'invalid_api_key', null, {
+        environment: 'live',
+        label: `${route.label} live`,
+        version: SERVICE_VERSION,
+      });
     }
   });
 
@@ -164,7 +165,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     }
     for (const route of routes) {
       for (const env of ENVS) {
-        expectError(await hit(env, route, keys[env].key), 401, 'invalid_api_key', 'authentication_error', env, `${route.label} ${env}`);
+        expectError(await hit(env, route, keys[env].key), 401, 'invalid_api_key', null, {
+          environment: env,
+          label: `${route.label} ${env}`,
+          version: SERVICE_VERSION,
+        });
       }
     }
     const restrictedKey = await s.newKey({
@@ -174,14 +179,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
       scopes: ['customers:read'],
     });
     await revokeKey(s.running.database.db, s.running.clock, restrictedKey.id);
-    expectError(
-      await s.call('test', 'GET', '/customers', { key: restrictedKey.key }),
-      401,
-      'invalid_api_key',
-      'authentication_error',
-      'test',
-      'revoked restricted key',
-    );
+    expectError(await s.call('test', 'GET', '/customers', { key: restrictedKey.key }), 401, 'invalid_api_key', null, {
+      environment: 'test',
+      label: 'revoked restricted key',
+      version: SERVICE_VERSION,
+    });
   });
 
   it('expired key (rotated with 0 hours): the old key gets 401 everywhere, the new key works', async () => {
@@ -196,14 +198,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     }
     for (const route of routes) {
       for (const env of ENVS) {
-        expectError(
-          await hit(env, route, rotated[env].old),
-          401,
-          'invalid_api_key',
-          'authentication_error',
-          env,
-          `${route.label} ${env} old`,
-        );
+        expectError(await hit(env, route, rotated[env].old), 401, 'invalid_api_key', null, {
+          environment: env,
+          label: `${route.label} ${env} old`,
+          version: SERVICE_VERSION,
+        });
         const fresh = await hit(env, route, rotated[env].fresh);
         expectPassedAuth(fresh, `${route.label} ${env} new`);
         expectAuthenticatedHeaders(fresh, env, limits[env], `${route.label} ${env} new`);
@@ -216,24 +215,18 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     const testKeys = [m.keys.test_secret, m.keys.test_publishable, unknownKey('test', 'rk')];
     for (const route of routes) {
       for (const key of testKeys) {
-        expectError(
-          await hit('live', route, key),
-          400,
-          'environment_mismatch',
-          'invalid_request_error',
-          'live',
-          `${route.label} test key on live`,
-        );
+        expectError(await hit('live', route, key), 400, 'environment_mismatch', null, {
+          environment: 'live',
+          label: `${route.label} test key on live`,
+          version: SERVICE_VERSION,
+        });
       }
       for (const key of liveKeys) {
-        expectError(
-          await hit('test', route, key),
-          400,
-          'environment_mismatch',
-          'invalid_request_error',
-          'test',
-          `${route.label} live key on sandbox`,
-        );
+        expectError(await hit('test', route, key), 400, 'environment_mismatch', null, {
+          environment: 'test',
+          label: `${route.label} live key on sandbox`,
+          version: SERVICE_VERSION,
+        });
       }
     }
   });
@@ -246,7 +239,7 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
       for (const env of ENVS) {
         const key = await restricted(env, unrelated.slice(0, 2));
         const r = await hit(env, route, key.key);
-        expectError(r, 403, 'insufficient_scope', 'permission_error', env, `${route.label} ${env}`);
+        expectError(r, 403, 'insufficient_scope', null, { environment: env, label: `${route.label} ${env}`, version: SERVICE_VERSION });
         for (const scope of route.scopes) expect(r.json.error.message, route.label).toContain(scope);
         expectAuthenticatedHeaders(r, env, limits[env], route.label);
       }
@@ -280,7 +273,7 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     for (const scopes of [['payment_links:write'], ['payment:links:write', 'customers:read'], ['payments:write']]) {
       const key = await restricted('test', scopes);
       const r = await s.call('test', 'GET', path, { key: key.key });
-      expectError(r, 403, 'insufficient_scope', 'permission_error', 'test', scopes.join(','));
+      expectError(r, 403, 'insufficient_scope', null, { environment: 'test', label: scopes.join(','), version: SERVICE_VERSION });
       expect(r.json.error.message).toContain('payment_links:read');
       expect(r.json.error.message).toContain('payments:read');
     }
@@ -293,9 +286,9 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     expect(list.json.object).toBe('list');
     expectAuthenticatedHeaders(list, 'test', limits.test, 'GET /customers');
     const one = await s.call('test', 'GET', `/customers/cus_${randomBase62(24)}`, { key: key.key });
-    expectError(one, 404, 'resource_missing', 'invalid_request_error', 'test', 'GET /customers/{id}', 'id');
+    expectError(one, 404, 'resource_missing', 'id', { environment: 'test', label: 'GET /customers/{id}', version: SERVICE_VERSION });
     const create = await s.call('test', 'POST', '/customers', { key: key.key, body: { name: 'Nope' } });
-    expectError(create, 403, 'insufficient_scope', 'permission_error', 'test', 'POST /customers');
+    expectError(create, 403, 'insufficient_scope', null, { environment: 'test', label: 'POST /customers', version: SERVICE_VERSION });
     expect(create.json.error.message).toContain('customers:write');
     // Nothing was created by the refused request.
     const after = await s.call('test', 'GET', '/customers', { key: key.key });
@@ -304,14 +297,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     const writer = await restricted('test', ['customers:write']);
     const created = await s.call('test', 'POST', '/customers', { key: writer.key, body: { name: 'Yes' } });
     expect(created.status).toBe(201);
-    expectError(
-      await s.call('test', 'GET', '/customers', { key: writer.key }),
-      403,
-      'insufficient_scope',
-      'permission_error',
-      'test',
-      'writer lists',
-    );
+    expectError(await s.call('test', 'GET', '/customers', { key: writer.key }), 403, 'insufficient_scope', null, {
+      environment: 'test',
+      label: 'writer lists',
+      version: SERVICE_VERSION,
+    });
   });
 
   it('publishable keys: 403 publishable_key_not_allowed on every route but GET /auth/verify', async () => {
@@ -325,7 +315,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
           expect(r.json.key_type).toBe('publishable');
           expect(r.json.scopes).toEqual([]);
         } else {
-          expectError(r, 403, 'publishable_key_not_allowed', 'permission_error', env, `${route.label} ${env}`);
+          expectError(r, 403, 'publishable_key_not_allowed', null, {
+            environment: env,
+            label: `${route.label} ${env}`,
+            version: SERVICE_VERSION,
+          });
         }
         expectAuthenticatedHeaders(r, env, limits[env], `${route.label} ${env}`);
       }
@@ -350,7 +344,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
           expect(r.json.key_id).toBe(key.id);
         } else {
           // The allowlist is checked before the scope: the address is refused whatever the key holds.
-          expectError(r, 403, 'ip_not_allowed', 'permission_error', 'live', `${route.label} ${key.allowed_ips.join(',')}`);
+          expectError(r, 403, 'ip_not_allowed', null, {
+            environment: 'live',
+            label: `${route.label} ${key.allowed_ips.join(',')}`,
+            version: SERVICE_VERSION,
+          });
         }
         expectAuthenticatedHeaders(r, 'live', limits.live, route.label);
       }
@@ -375,7 +373,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
     }
     // ::1 is not the caller's address: an IPv6 loopback entry does not cover 127.0.0.1.
     const v6 = await s.newKey({ merchantId: m.merchant.id, environment: 'live', type: 'secret', allowedIps: ['::1'] });
-    expectError(await s.call('live', 'GET', '/customers', { key: v6.key }), 403, 'ip_not_allowed', 'permission_error', 'live', '::1');
+    expectError(await s.call('live', 'GET', '/customers', { key: v6.key }), 403, 'ip_not_allowed', null, {
+      environment: 'live',
+      label: '::1',
+      version: SERVICE_VERSION,
+    });
   });
 
   it('live keys of a suspended merchant: 403 account_inactive; its sandbox keys keep working', async () => {
@@ -396,7 +398,7 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
           expect(r.status).toBe(200);
           expect(r.json.status).toBe('inactive');
         } else {
-          expectError(r, 403, 'account_inactive', 'permission_error', 'live', route.label);
+          expectError(r, 403, 'account_inactive', null, { environment: 'live', label: route.label, version: SERVICE_VERSION });
         }
         expectAuthenticatedHeaders(r, 'live', limits.live, route.label);
       }
@@ -428,11 +430,11 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   });
 
   it('every error code answered above has its entry on /docs/errors', async () => {
-    expect(seenCodes.size).toBeGreaterThanOrEqual(6);
+    expect(seenErrorCodes.size).toBeGreaterThanOrEqual(6);
     for (const env of ENVS) {
       const page = await s.call(env, 'GET', '/docs/errors');
       expect(page.status).toBe(200);
-      for (const code of seenCodes) expect(page.text, code).toContain(`id="${code}"`);
+      for (const code of seenErrorCodes) expect(page.text, code).toContain(`id="${code}"`);
     }
   });
 });

@@ -4,15 +4,12 @@
 import { Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError as expectEnvelope } from './helpers/expect.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { expectError } from './helpers/expect.js';
+import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 
 const MIB = 1024 * 1024;
 
 describe(`bad input (${ENGINE})`, () => {
-  const expectError = (r: ApiResponse, status: number, code: string, param: string | null) =>
-    expectEnvelope(r, status, code, param, { environment: 'test', type: 'invalid_request_error' });
-
   let s: TestServer;
 
   beforeAll(async () => {
@@ -32,7 +29,7 @@ describe(`bad input (${ENGINE})`, () => {
   async function postRaw(raw: string | Buffer, status: number, code: string, param: string | null, contentType = 'application/json') {
     const before = await customerCount();
     const r = await s.sandbox('POST', '/customers', { raw, headers: { 'content-type': contentType } });
-    expectError(r, status, code, param);
+    expectError(r, status, code, param, { environment: 'test' });
     expect(await customerCount()).toBe(before);
     return r;
   }
@@ -280,7 +277,7 @@ describe(`bad input (${ENGINE})`, () => {
       [`starting_after=${encodeURIComponent("' OR 1=1 --")}`, 'parameter_invalid', 'starting_after'],
     ])('?%s', async (query, code, param) => {
       const r = await s.sandbox('GET', `/customers?${query}`);
-      expectError(r, 400, code, param);
+      expectError(r, 400, code, param, { environment: 'test' });
     });
 
     it('limit at the bounds is accepted', async () => {
@@ -296,7 +293,7 @@ describe(`bad input (${ENGINE})`, () => {
   it('a Service-Version header other than 2026-06-01: 400 api_version_invalid, nothing written', async () => {
     const before = await customerCount();
     const r = await s.sandbox('POST', '/customers', { body: { name: 'v' }, headers: { 'service-version': '2020-01-01' } });
-    expectError(r, 400, 'api_version_invalid', 'Service-Version');
+    expectError(r, 400, 'api_version_invalid', 'Service-Version', { environment: 'test' });
     expect(await customerCount()).toBe(before);
   });
 });

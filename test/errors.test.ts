@@ -3,7 +3,8 @@
 // route_not_found, Service-Version is checked, every answer carries Service-Request-Id and
 // Service-Version, and docs_url points at the served /docs/errors entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../src/shared/errors.js';
+import type { ERROR_CODES } from '../src/shared/errors.js';
+import { expectError, type ErrorExpectations } from './helpers/expect.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
 
 const LIVE_ORIGIN = 'https://api.cowrie.test';
@@ -12,25 +13,8 @@ const SECRET_DETAIL = 'db password hunter2 at /srv/cowrie/internal.ts';
 
 type Env = 'test' | 'live';
 
-/** Checks the whole section 7 envelope and the top-level metadata of an error answer. */
-function expectEnvelope(r: ApiResponse, status: number, code: keyof typeof ERROR_CODES, env: Env): void {
-  expect(r.status, r.text).toBe(status);
-  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  const requestId = r.headers.get('service-request-id');
-  expect(requestId).toMatch(/^req_[A-Za-z0-9]+$/);
-  expect(Object.keys(r.json).sort()).toEqual(['environment', 'error', 'livemode', 'request_id']);
-  expect(Object.keys(r.json.error).sort()).toEqual(['code', 'docs_url', 'message', 'param', 'request_id', 'type']);
-  expect(r.json.error.code).toBe(code);
-  expect(r.json.error.type).toBe(ERROR_CODES[code].type);
-  expect(typeof r.json.error.message).toBe('string');
-  expect(r.json.error.message.length).toBeGreaterThan(0);
-  expect(r.json.error.param === null || typeof r.json.error.param === 'string').toBe(true);
-  expect(r.json.error.request_id).toBe(requestId);
-  expect(r.json.request_id).toBe(requestId);
-  expect(r.json.environment).toBe(env);
-  expect(r.json.livemode).toBe(env === 'live');
-  expect(r.json.error.docs_url).toBe(`${env === 'live' ? LIVE_ORIGIN : SANDBOX_ORIGIN}/docs/errors#${code}`);
-}
+/** What an error answer of `env` must say beside its code: the environment, and docs_url on that environment's origin. */
+const on = (env: Env): ErrorExpectations => ({ environment: env, docsOrigin: env === 'live' ? LIVE_ORIGIN : SANDBOX_ORIGIN });
 
 function expectMetaHeaders(r: ApiResponse): void {
   expect(r.headers.get('service-request-id'), `${r.status} ${r.text.slice(0, 200)}`).toMatch(/^req_[A-Za-z0-9]+$/);
@@ -59,7 +43,7 @@ describe(`errors and response metadata (${ENGINE})`, () => {
   describe('500', () => {
     it('a plain Error thrown in a route is 500 internal_error, api_error, with no detail shown', async () => {
       const r = await s.sandbox('POST', '/v1/test/boom', { body: {} });
-      expectEnvelope(r, 500, 'internal_error', 'test');
+      expectError(r, 500, 'internal_error', null, on('test'));
       expect(r.json.error.type).toBe('api_error');
       expect(r.json.error.param).toBeNull();
       expect(r.text).not.toContain('boom');
@@ -82,7 +66,7 @@ describe(`errors and response metadata (${ENGINE})`, () => {
 
     it('an error carrying its own 5xx statusCode is still a bare 500 internal_error, on the live address too', async () => {
       const r = await s.call('live', 'GET', '/v1/test/boom', { key: s.merchant.keys.live_secret! });
-      expectEnvelope(r, 500, 'internal_error', 'live');
+      expectError(r, 500, 'internal_error', null, on('live'));
       expect(r.text).not.toContain('hunter2');
       expect(r.text).not.toContain('TypeError');
       const reqId = r.headers.get('service-request-id')!;
@@ -94,38 +78,38 @@ describe(`errors and response metadata (${ENGINE})`, () => {
   describe('404 route_not_found', () => {
     it('an unknown path with a valid key', async () => {
       const r = await s.sandbox('GET', '/v1/no-such-thing');
-      expectEnvelope(r, 404, 'route_not_found', 'test');
+      expectError(r, 404, 'route_not_found', null, on('test'));
       expect(r.json.error.param).toBeNull();
       expect(r.json.error.type).toBe('invalid_request_error');
     });
 
     it('an unknown path without a key, or with a bad one, is 404 (not 401)', async () => {
-      expectEnvelope(await s.call('test', 'GET', '/v1/no-such-thing'), 404, 'route_not_found', 'test');
-      expectEnvelope(await s.call('live', 'GET', '/v1/no-such-thing'), 404, 'route_not_found', 'live');
-      expectEnvelope(await s.call('test', 'GET', '/v1/no-such-thing', { key: 'cwk_test_sk_nope' }), 404, 'route_not_found', 'test');
-      expectEnvelope(await s.call('test', 'POST', '/v1/no-such-thing', { body: { a: 1 } }), 404, 'route_not_found', 'test');
+      expectError(await s.call('test', 'GET', '/v1/no-such-thing'), 404, 'route_not_found', null, on('test'));
+      expectError(await s.call('live', 'GET', '/v1/no-such-thing'), 404, 'route_not_found', null, on('live'));
+      expectError(await s.call('test', 'GET', '/v1/no-such-thing', { key: 'cwk_test_sk_nope' }), 404, 'route_not_found', null, on('test'));
+      expectError(await s.call('test', 'POST', '/v1/no-such-thing', { body: { a: 1 } }), 404, 'route_not_found', null, on('test'));
     });
 
     it('an unknown method on a known path', async () => {
       const key = s.merchant.keys.test_secret;
-      expectEnvelope(await s.call('test', 'DELETE', '/v1/customers', { key }), 404, 'route_not_found', 'test');
-      expectEnvelope(await s.call('test', 'PUT', '/v1/customers', { key, body: {} }), 404, 'route_not_found', 'test');
-      expectEnvelope(await s.call('test', 'PATCH', '/v1/auth/verify', { key, body: {} }), 404, 'route_not_found', 'test');
-      expectEnvelope(await s.call('test', 'DELETE', '/v1/customers/cus_123'), 404, 'route_not_found', 'test');
+      expectError(await s.call('test', 'DELETE', '/v1/customers', { key }), 404, 'route_not_found', null, on('test'));
+      expectError(await s.call('test', 'PUT', '/v1/customers', { key, body: {} }), 404, 'route_not_found', null, on('test'));
+      expectError(await s.call('test', 'PATCH', '/v1/auth/verify', { key, body: {} }), 404, 'route_not_found', null, on('test'));
+      expectError(await s.call('test', 'DELETE', '/v1/customers/cus_123'), 404, 'route_not_found', null, on('test'));
     });
 
     it('GET / and GET /v1 are 404 envelopes on both addresses', async () => {
       for (const env of ['test', 'live'] as const) {
         for (const path of ['/', '/v1', '/v1/']) {
           const r = await s.call(env, 'GET', path);
-          expectEnvelope(r, 404, 'route_not_found', env);
+          expectError(r, 404, 'route_not_found', null, on(env));
         }
       }
     });
 
     it('an unknown id is resource_missing, not route_not_found', async () => {
       const r = await s.sandbox('GET', '/v1/customers/cus_doesnotexist');
-      expectEnvelope(r, 404, 'resource_missing', 'test');
+      expectError(r, 404, 'resource_missing', 'id', on('test'));
       expect(r.json.error.param).toBe('id');
     });
   });
@@ -145,19 +129,19 @@ describe(`errors and response metadata (${ENGINE})`, () => {
     it('any other value is 400 api_version_invalid, and nothing runs', async () => {
       for (const version of ['2025-01-01', '2026-06-02', 'latest', '2026-6-1', '']) {
         const r = await s.sandbox('GET', '/v1/auth/verify', { headers: { 'service-version': version } });
-        expectEnvelope(r, 400, 'api_version_invalid', 'test');
+        expectError(r, 400, 'api_version_invalid', 'Service-Version', on('test'));
         expect(r.headers.get('service-version')).toBe('2026-06-01');
       }
       const reference = `ref-version-${Date.now()}`;
       const r = await s.sandbox('POST', '/v1/customers', { body: { reference }, headers: { 'service-version': '2020-01-01' } });
-      expectEnvelope(r, 400, 'api_version_invalid', 'test');
+      expectError(r, 400, 'api_version_invalid', 'Service-Version', on('test'));
       const list = await s.sandbox('GET', '/v1/customers?limit=100');
       expect(list.json.data.map((c: { reference: string | null }) => c.reference)).not.toContain(reference);
       const live = await s.call('live', 'GET', '/v1/auth/verify', {
         key: s.merchant.keys.live_secret!,
         headers: { 'service-version': '1' },
       });
-      expectEnvelope(live, 400, 'api_version_invalid', 'live');
+      expectError(live, 400, 'api_version_invalid', 'Service-Version', on('live'));
     });
   });
 
@@ -170,7 +154,14 @@ describe(`errors and response metadata (${ENGINE})`, () => {
         scopes: ['customers:read'],
       });
       const testKey = s.merchant.keys.test_secret;
-      const cases: Array<{ label: string; env: Env; res: Promise<ApiResponse>; status: number; code?: keyof typeof ERROR_CODES }> = [
+      const cases: Array<{
+        label: string;
+        env: Env;
+        res: Promise<ApiResponse>;
+        status: number;
+        code?: keyof typeof ERROR_CODES;
+        param?: string;
+      }> = [
         { label: 'verify', env: 'test', res: s.sandbox('GET', '/v1/auth/verify'), status: 200 },
         { label: 'create', env: 'test', res: s.sandbox('POST', '/v1/customers', { body: { name: 'Meta' } }), status: 201 },
         {
@@ -186,6 +177,7 @@ describe(`errors and response metadata (${ENGINE})`, () => {
           res: s.sandbox('POST', '/v1/customers', { body: { email: 'nope' } }),
           status: 400,
           code: 'parameter_invalid',
+          param: 'email',
         },
         {
           label: 'invalid json',
@@ -218,7 +210,14 @@ describe(`errors and response metadata (${ENGINE})`, () => {
           code: 'insufficient_scope',
         },
         { label: 'unknown path', env: 'test', res: s.call('test', 'GET', '/v1/nothing'), status: 404, code: 'route_not_found' },
-        { label: 'unknown id', env: 'test', res: s.sandbox('GET', '/v1/customers/cus_x'), status: 404, code: 'resource_missing' },
+        {
+          label: 'unknown id',
+          env: 'test',
+          res: s.sandbox('GET', '/v1/customers/cus_x'),
+          status: 404,
+          code: 'resource_missing',
+          param: 'id',
+        },
         {
           label: 'too large',
           env: 'test',
@@ -248,7 +247,7 @@ describe(`errors and response metadata (${ENGINE})`, () => {
         expectMetaHeaders(r);
         ids.add(r.headers.get('service-request-id')!);
         if (c.code) {
-          expectEnvelope(r, c.status, c.code, c.env);
+          expectError(r, c.status, c.code, c.param ?? null, on(c.env));
         } else if (r.json !== undefined && c.label !== 'openapi') {
           // Successful JSON answers carry the same id in the body (section 1).
           expect(r.json.request_id, c.label).toBe(r.headers.get('service-request-id'));

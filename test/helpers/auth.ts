@@ -1,8 +1,8 @@
-// What the authentication tests share: the scopes of section 4.1, the checks of every error and every
-// authenticated response, and whether this machine can listen on an IPv4-mapped IPv6 address.
+// What the authentication tests share: the scopes of section 4.1, the checks of every authenticated
+// response (errors are checked by expect.ts's expectError), and whether this machine can listen on an
+// IPv4-mapped IPv6 address.
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
-import { expectError as expectEnvelope } from './expect.js';
 import { type ApiResponse } from './harness.js';
 import { randomBase62 } from '../../src/shared/ids.js';
 
@@ -54,23 +54,6 @@ export const SPEC_SCOPES: Record<string, string[]> = {
   'GET /customers/{id}': ['customers:read'],
   'POST /sandbox/payment-intents/{id}/simulate': ['payments:write'],
 };
-
-/** Error codes this suite saw; each must have its entry on /docs/errors. */
-export const seenCodes = new Set<string>();
-
-export function expectError(
-  r: ApiResponse,
-  status: number,
-  code: string,
-  type: string,
-  env: Env,
-  label: string,
-  param: string | null = null,
-): void {
-  expectEnvelope(r, status, code, param, { type, environment: env, label });
-  expect(r.headers.get('service-version'), label).toBe('2026-06-01');
-  seenCodes.add(code);
-}
 
 /** Headers of an authenticated response (the key was recognised), success or 403 alike. */
 export function expectAuthenticatedHeaders(r: ApiResponse, env: Env, limit: number, label: string): void {

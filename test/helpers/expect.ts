@@ -36,6 +36,12 @@ export function expectMeta(r: SeenResponse, environment?: 'test' | 'live', where
   expect(r.json.livemode, where).toBe(r.json.environment === 'live');
 }
 
+/** The one API version (DECISIONS "Every response"), written out independently of the server's. */
+export const SERVICE_VERSION = '2026-06-01';
+
+/** Every error code an expectError of this test file saw (each must have its entry on /docs/errors). */
+export const seenErrorCodes = new Set<string>();
+
 export interface ErrorExpectations {
   /** Overrides the type DECISIONS gives the status. */
   type?: string;
@@ -43,6 +49,10 @@ export interface ErrorExpectations {
   environment?: 'test' | 'live';
   /** Says which case failed, in assertion messages. */
   label?: string;
+  /** The Service-Version header the answer must carry (else not checked). */
+  version?: string;
+  /** The origin docs_url must be on (else any http(s) origin). */
+  docsOrigin?: string;
 }
 
 /**
@@ -72,4 +82,7 @@ export function expectError(
   const docs = new URL(r.json.error.docs_url);
   expect(`${docs.pathname}${docs.hash}`, where).toBe(`/docs/errors#${code}`);
   expect(r.json.error.docs_url, where).toMatch(new RegExp(`^https?://[^/]+/docs/errors#${code}$`));
+  if (opts.docsOrigin !== undefined) expect(r.json.error.docs_url, where).toBe(`${opts.docsOrigin}/docs/errors#${code}`);
+  if (opts.version !== undefined) expect(header(r, 'service-version'), where).toBe(opts.version);
+  seenErrorCodes.add(code);
 }
