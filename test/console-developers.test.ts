@@ -3,17 +3,14 @@
 // revoke; the key shown once) and webhook endpoints (created with the secret shown once; pause and resume
 // losing nothing; the secret rotated at once; deleted), each checked through the API or a real webhook
 // receiver; a viewer offered none of it; the live side closed until the business is verified.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { WEBHOOK_ENV, sleep, verifyServiceSignature } from './helpers/webhooks.js';
+import { ENGINE } from './helpers/harness.js';
+import { sleep, verifyServiceSignature, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`merchant console: developers (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
-
-  const { request, signedInUser, csrfOf } = consoleHttp(() => s);
+  const { server, receiver } = serverAndReceiver();
+  const { request, signedInUser, csrfOf } = consoleHttp(server);
   const shownOf = (html: string) => /<code id="shown-secret">([^<]+)<\/code>/.exec(html)?.[1] ?? '';
 
   const signIn = async (merchantId: string, role: 'owner' | 'developer' | 'viewer') =>
@@ -24,23 +21,14 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     return request('POST', `${path}?env=${env}`, { cookie, form: [['_csrf', csrfOf(page.html)], ...fields] });
   }
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
-
   it('keys: secret shown once and working; restricted with the ticked scopes; rotate with a grace period; revoke', async () => {
-    const m = await s.newMerchant({ name: 'Keys shop', verified: false });
+    const m = await server().newMerchant({ name: 'Keys shop', verified: false });
     const cookie = await signIn(m.merchant.id, 'developer');
     const created = await act(cookie, 'test', '/console/developers/keys', [['type', 'secret']]);
     expect(created.status).toBe(200);
     const secret = shownOf(created.html);
     expect(secret).toMatch(/^cwk_test_sk_/);
-    expect((await s.call('test', 'GET', '/auth/verify', { key: secret })).status).toBe(200);
+    expect((await server().call('test', 'GET', '/auth/verify', { key: secret })).status).toBe(200);
     // Shown once: the page afterwards lists only its hint.
     const page = await request('GET', '/console/developers?env=test', { cookie });
     expect(page.html).not.toContain(secret);
@@ -52,30 +40,32 @@ describe(`merchant console: developers (${ENGINE})`, () => {
       ['scope', 'refunds:read'],
     ]);
     const rk = shownOf(restricted.html);
-    const verify = await s.call('test', 'GET', '/auth/verify', { key: rk });
+    const verify = await server().call('test', 'GET', '/auth/verify', { key: rk });
     expect(verify.json.scopes.sort()).toEqual(['payments:read', 'refunds:read']);
-    expect((await s.call('test', 'POST', '/payment-intents', { key: rk, body: { amount: '1.00', currency: 'USD' } })).status).toBe(403);
+    expect((await server().call('test', 'POST', '/payment-intents', { key: rk, body: { amount: '1.00', currency: 'USD' } })).status).toBe(
+      403,
+    );
     expect((await act(cookie, 'test', '/console/developers/keys', [['type', 'restricted']])).status).toBe(400);
 
-    const id = (await s.call('test', 'GET', '/auth/verify', { key: secret })).json.key_id as string;
+    const id = (await server().call('test', 'GET', '/auth/verify', { key: secret })).json.key_id as string;
     const rotated = await act(cookie, 'test', `/console/developers/keys/${id}/rotate`, [['hours', '1']]);
     const replacement = shownOf(rotated.html);
     expect(replacement).toMatch(/^cwk_test_sk_/);
-    expect((await s.call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(200);
-    expect((await s.call('test', 'GET', '/auth/verify', { key: secret })).status).toBe(200);
-    const newId = (await s.call('test', 'GET', '/auth/verify', { key: replacement })).json.key_id as string;
+    expect((await server().call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(200);
+    expect((await server().call('test', 'GET', '/auth/verify', { key: secret })).status).toBe(200);
+    const newId = (await server().call('test', 'GET', '/auth/verify', { key: replacement })).json.key_id as string;
     expect((await act(cookie, 'test', `/console/developers/keys/${newId}/revoke`)).status).toBe(303);
-    expect((await s.call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(401);
+    expect((await server().call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(401);
     // Another merchant's key is not ours to revoke.
-    const foreign = (await s.sandbox('GET', '/auth/verify')).json.key_id as string;
+    const foreign = (await server().sandbox('GET', '/auth/verify')).json.key_id as string;
     expect((await act(cookie, 'test', `/console/developers/keys/${foreign}/revoke`)).status).toBe(404);
-    expect((await s.sandbox('GET', '/auth/verify')).status).toBe(200);
+    expect((await server().sandbox('GET', '/auth/verify')).status).toBe(200);
     // Live is closed until the business is verified.
     expect((await act(cookie, 'live', '/console/developers/keys', [['type', 'secret']])).status).toBe(403);
   });
 
   it('a live key with an IP allowlist is refused from another address', async () => {
-    const m = await s.newMerchant({ name: 'Live keys shop', verified: true });
+    const m = await server().newMerchant({ name: 'Live keys shop', verified: true });
     const cookie = await signIn(m.merchant.id, 'owner');
     const created = await act(cookie, 'live', '/console/developers/keys', [
       ['type', 'secret'],
@@ -83,37 +73,37 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     ]);
     const key = shownOf(created.html);
     expect(key).toMatch(/^cwk_live_sk_/);
-    const r = await s.call('live', 'GET', '/payment-intents', { key });
+    const r = await server().call('live', 'GET', '/payment-intents', { key });
     expect(r.status).toBe(403);
     expect(r.json.error.code).toBe('ip_not_allowed');
   });
 
   it('webhook endpoints: secret shown once; pause holds deliveries, resume sends them all; a rotated secret signs at once', async () => {
-    const m = await s.newMerchant({ name: 'Hooks shop', verified: false });
+    const m = await server().newMerchant({ name: 'Hooks shop', verified: false });
     const key = m.keys.test_secret;
     const cookie = await signIn(m.merchant.id, 'owner');
-    const created = await act(cookie, 'test', '/console/developers/webhooks', [['url', `${rx.url}/console-hooks`]]);
+    const created = await act(cookie, 'test', '/console/developers/webhooks', [['url', `${receiver().url}/console-hooks`]]);
     const secret = shownOf(created.html);
     expect(secret).toMatch(/^cwk_whsec_/);
-    const list = await s.call('test', 'GET', '/webhook_endpoints', { key });
+    const list = await server().call('test', 'GET', '/webhook_endpoints', { key });
     const ep = list.json.data[0];
-    expect(ep.url).toBe(`${rx.url}/console-hooks`);
-    const mine = () => rx.received.filter((r) => r.path === '/console-hooks');
+    expect(ep.url).toBe(`${receiver().url}/console-hooks`);
+    const mine = () => receiver().received.filter((r) => r.path === '/console-hooks');
     const fire = async () => {
-      const r = await s.call('test', 'POST', '/payment-intents', { key, body: { amount: '2.00', currency: 'USD' } });
+      const r = await server().call('test', 'POST', '/payment-intents', { key, body: { amount: '2.00', currency: 'USD' } });
       expect(r.status).toBe(201);
     };
     await fire();
-    await rx.waitFor(() => mine().length === 1, 5000);
+    await receiver().waitFor(() => mine().length === 1, 5000);
     expect(verifyServiceSignature(secret, mine()[0]!.headers, mine()[0]!.body)).toBe(true);
 
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/pause`)).status).toBe(303);
-    expect((await s.call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).json.status).toBe('paused');
+    expect((await server().call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).json.status).toBe('paused');
     for (let i = 0; i < 3; i++) await fire();
     await sleep(500);
     expect(mine()).toHaveLength(1);
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/resume`)).status).toBe(303);
-    await rx.waitFor(() => mine().length === 4, 5000);
+    await receiver().waitFor(() => mine().length === 4, 5000);
     expect(new Set(mine().map((r) => r.headers['service-event-id'])).size).toBe(4);
     // The endpoint's delivery log: each delivery with its event, status, attempts and last answer.
     let logPage = '';
@@ -132,14 +122,14 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     expect(newSecret).toMatch(/^cwk_whsec_/);
     expect(newSecret).not.toBe(secret);
     await fire();
-    await rx.waitFor(() => mine().length === 5, 5000);
+    await receiver().waitFor(() => mine().length === 5, 5000);
     const last = mine()[4]!;
     expect(verifyServiceSignature(newSecret, last.headers, last.body)).toBe(true);
     expect(verifyServiceSignature(secret, last.headers, last.body)).toBe(false);
 
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/delete`)).status).toBe(303);
-    expect((await s.call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).status).toBe(404);
-    const audit = await s.running.services.console.auditLog(m.merchant.id);
+    expect((await server().call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).status).toBe(404);
+    const audit = await server().running.services.console.auditLog(m.merchant.id);
     expect(audit.map((a) => a.action)).toEqual(
       expect.arrayContaining([
         'webhook_endpoint.created',
@@ -152,7 +142,7 @@ describe(`merchant console: developers (${ENGINE})`, () => {
   });
 
   it('a viewer sees keys and endpoints but is offered no action, and is refused if it sends one', async () => {
-    const m = await s.newMerchant({ name: 'Viewer shop', verified: false });
+    const m = await server().newMerchant({ name: 'Viewer shop', verified: false });
     const cookie = await signIn(m.merchant.id, 'viewer');
     const page = await request('GET', '/console/developers?env=test', { cookie });
     expect(page.status).toBe(200);

@@ -3,22 +3,21 @@
 // a payment's page with its timeline of events, webhook deliveries with every attempt, and pay attempts;
 // the sandbox driver taking a test payment to every outcome through the API's own code path (the effect
 // checked through the API and a real webhook receiver); the sandbox clock; a viewer offered neither.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { ENGINE } from './helpers/harness.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver({ COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.001' });
   let key: string;
   let merchantId: string;
   let ownerCookie: string;
   let viewerCookie: string;
 
-  const { request, signedInUser, csrfOf } = consoleHttp(() => s);
+  const { request, signedInUser, csrfOf } = consoleHttp(server);
   const signIn = async (role: 'owner' | 'viewer') => (await signedInUser(merchantId, `${role}@pay.example`, role)).cookie;
-  const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
+  const api = (method: string, path: string, body?: unknown) => server().call('test', method, path, { key, body });
   const intent = async (body: Record<string, unknown> = {}) => {
     const r = await api('POST', '/payment-intents', { amount: '100.00', currency: 'USD', ...body });
     expect(r.status, r.text).toBe(201);
@@ -26,18 +25,12 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
   };
 
   beforeAll(async () => {
-    s = await startTestServer({ env: { COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.001' } });
-    rx = await startReceiver();
-    const m = await s.newMerchant({ name: 'Console pay shop', verified: false });
+    const m = await server().newMerchant({ name: 'Console pay shop', verified: false });
     key = m.keys.test_secret;
     merchantId = m.merchant.id;
-    expect((await api('POST', '/webhook_endpoints', { url: `${rx.url}/hook` })).status).toBe(201);
+    expect((await api('POST', '/webhook_endpoints', { url: `${receiver().url}/hook` })).status).toBe(201);
     ownerCookie = await signIn('owner');
     viewerCookie = await signIn('viewer');
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
   });
 
   it('lists payments with a status filter, search by id or merchant reference, and keyset paging', async () => {
@@ -61,7 +54,7 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
       'No payments match.',
     );
     // Another merchant's payment is not found by id.
-    const other = await s.sandbox('POST', '/payment-intents', { body: { amount: '5.00', currency: 'USD' } });
+    const other = await server().sandbox('POST', '/payment-intents', { body: { amount: '5.00', currency: 'USD' } });
     expect(ids((await request('GET', `/console/payments?env=test&q=${other.json.id}`, { cookie: ownerCookie })).html)).toEqual([]);
     expect((await request('GET', `/console/payments/${other.json.id}?env=test`, { cookie: ownerCookie })).status).toBe(404);
   });
@@ -99,7 +92,9 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
       expect(r.status, outcome).toBe(303);
     }
     const types = async () =>
-      rx.received.filter((x) => JSON.parse(x.body).data?.id === paid.id).map((x) => JSON.parse(x.body).type as string);
+      receiver()
+        .received.filter((x) => JSON.parse(x.body).data?.id === paid.id)
+        .map((x) => JSON.parse(x.body).type as string);
     for (let i = 0; i < 100 && !(await types()).includes('payment_intent.disputed'); i++) await new Promise((res) => setTimeout(res, 50));
     expect(await types()).toEqual(
       expect.arrayContaining([
@@ -120,10 +115,10 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
   });
 
   it('a payment’s page shows its timeline: events, webhook deliveries with every attempt, and pay attempts', async () => {
-    rx.setHandler(() => ({ status: 500 }));
+    receiver().setHandler(() => ({ status: 500 }));
     const pi = await intent();
-    await rx.waitFor((r) => r.some((x) => JSON.parse(x.body).data?.id === pi.id), 5000);
-    rx.setHandler(() => ({ status: 200 }));
+    await receiver().waitFor((r) => r.some((x) => JSON.parse(x.body).data?.id === pi.id), 5000);
+    receiver().setHandler(() => ({ status: 200 }));
     const page = await request('GET', `/console/payments/${pi.id}?env=test`, { cookie: ownerCookie });
     const csrf = csrfOf(page.html);
     await request('POST', `/console/payments/${pi.id}/simulate?env=test`, {
@@ -149,8 +144,8 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
     expect(html).toContain('card_declined');
     // The rails' own attempts: an M-Pesa push through the checkout's sandbox rail, pending until the phone answers.
     const mpesa = await intent({ amount: '1500.00', currency: 'KES' });
-    const rail = s.running.services.rails.railFor('test', 'mpesa')!;
-    const row = await s.running.services.intents.getRow({ merchantId, environment: 'test' }, mpesa.id);
+    const rail = server().running.services.rails.railFor('test', 'mpesa')!;
+    const row = await server().running.services.intents.getRow({ merchantId, environment: 'test' }, mpesa.id);
     await rail.startPayment({
       scope: { merchantId, environment: 'test' },
       intent: row,

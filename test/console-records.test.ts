@@ -2,40 +2,32 @@
 // settlements, customers, payment links (created in the console, with the URL to copy and a QR code),
 // events with resend (seen by a real webhook receiver: the same event id again), and the CSV report of a
 // date range; the live side closed until the business is verified.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp, csrfOf } from './helpers/console.js';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { WEBHOOK_ENV } from './helpers/webhooks.js';
+import { ENGINE } from './helpers/harness.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`merchant console: records (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver();
   let key: string;
   let cookie: string;
   let paid: string;
   let merchantId: string;
 
-  const http = consoleHttp(() => s);
+  const http = consoleHttp(server);
   const request = (method: 'GET' | 'POST', path: string, o: { form?: Record<string, string> } = {}) =>
     http.request(method, path, { ...o, cookie });
-  const api = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key, body });
+  const api = (method: string, path: string, body?: unknown) => server().call('test', method, path, { key, body });
 
   beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-    const m = await s.newMerchant({ name: 'Records shop', verified: false });
+    const m = await server().newMerchant({ name: 'Records shop', verified: false });
     key = m.keys.test_secret;
     merchantId = m.merchant.id;
-    expect((await api('POST', '/webhook_endpoints', { url: `${rx.url}/records` })).status).toBe(201);
+    expect((await api('POST', '/webhook_endpoints', { url: `${receiver().url}/records` })).status).toBe(201);
     cookie = (await http.signedInUser(m.merchant.id, 'owner@records.example', 'owner')).cookie;
     const pi = await api('POST', '/payment-intents', { amount: '12.00', currency: 'USD' });
     paid = pi.json.id;
     await api('POST', `/sandbox/payment-intents/${paid}/simulate`, { outcome: 'success', payment_method: 'card' });
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
   });
 
   it('refunds, settlements and customers are listed as the API has them', async () => {
@@ -66,7 +58,7 @@ describe(`merchant console: records (${ENGINE})`, () => {
     const list = await request('GET', '/console/links?env=test');
     expect(list.html).toContain(`readonly value="${links[0].url}"`);
     expect(list.html).toMatch(/<img src="data:image\/png;base64,[^"]+" alt="QR code of Yoga class"/);
-    expect((await fetch(s.url('test', new URL(links[0].url).pathname))).status).toBe(200);
+    expect((await fetch(server().url('test', new URL(links[0].url).pathname))).status).toBe(200);
     const bad = await request('POST', '/console/links?env=test', { form: { _csrf: csrfOf(page.html), title: 'X', currency: 'XXX' } });
     expect(bad.status).toBe(400);
     // A developer reads links but does not create them (DECISIONS: developers read everything else).
@@ -82,14 +74,14 @@ describe(`merchant console: records (${ENGINE})`, () => {
   });
 
   it('events are listed with their deliveries; resend sends the same event again', async () => {
-    await rx.waitFor((r) => r.some((x) => JSON.parse(x.body).type === 'payment_intent.paid'), 5000);
-    const paidEvent = rx.received.find((x) => JSON.parse(x.body).type === 'payment_intent.paid')!;
+    await receiver().waitFor((r) => r.some((x) => JSON.parse(x.body).type === 'payment_intent.paid'), 5000);
+    const paidEvent = receiver().received.find((x) => JSON.parse(x.body).type === 'payment_intent.paid')!;
     const eventId = String(paidEvent.headers['service-event-id']);
     const events = await request('GET', '/console/events?env=test');
     expect(events.html).toContain(eventId);
     const resent = await request('POST', `/console/events/${eventId}/resend?env=test`, { form: { _csrf: csrfOf(events.html) } });
     expect(resent.status).toBe(303);
-    await rx.waitFor((r) => r.filter((x) => x.headers['service-event-id'] === eventId).length === 2, 5000);
+    await receiver().waitFor((r) => r.filter((x) => x.headers['service-event-id'] === eventId).length === 2, 5000);
   });
 
   it('reports: the CSV of a date range downloads with the paid payment in it', async () => {

@@ -2,8 +2,6 @@
 // Daraja (token, Password, Timestamp, Amount, phone, field lengths) and answers in Daraja's shapes; the
 // client computes what Daraja checks, caches its token, fetches it once for many calls and again when
 // Daraja forgets it; callbacks are parsed strictly. No database: the same on both engines.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DarajaClient,
@@ -15,31 +13,23 @@ import {
 } from '../src/modules/rails/mpesa/daraja-client.js';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { loadConfig } from '../src/config.js';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const CREDS = { consumerKey: 'ck', consumerSecret: 'cs', shortcode: '174379', passkey: 'passkey-1' };
 
 describe('Daraja peer and client', () => {
   let peer: DarajaPeer;
-  let receiver: http.Server;
+  let receiver: Receiver;
   let callbackUrl: string;
-  const received: unknown[] = [];
 
   beforeAll(async () => {
     peer = await startDarajaPeer({ ...CREDS, tokenTtlS: 2 });
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body));
-        res.end('{"ResultCode":0,"ResultDesc":"Accepted"}');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`;
+    receiver = await startReceiver();
+    callbackUrl = `${receiver.url}/cb`;
   });
   afterAll(async () => {
     await peer?.close();
-    receiver?.close();
+    await receiver?.close();
   });
 
   const client = (o: Partial<typeof CREDS> = {}) => new DarajaClient({ baseUrl: peer.url, ...CREDS, ...o });
@@ -160,15 +150,15 @@ describe('Daraja peer and client', () => {
 
   it('callbacks: once, twice, late or never, in Daraja’s shape, parsed strictly', async () => {
     const c = client();
-    received.length = 0;
+    receiver.received.length = 0;
     peer.setBehaviour('254722222222', { callback: 'twice', delayMs: 50 });
     const twice = await c.stkPush({ amount: 7, phone: '254722222222', callbackUrl, accountReference: 'r', description: 'd' });
     peer.setBehaviour('254733333333', { callback: 'never', delayMs: 50 });
     await c.stkPush({ amount: 7, phone: '254733333333', callbackUrl, accountReference: 'r', description: 'd' });
     await new Promise((r) => setTimeout(r, 600));
-    expect(received).toHaveLength(2);
-    for (const body of received) {
-      const cb = parseStkCallback(body);
+    expect(receiver.received).toHaveLength(2);
+    for (const got of receiver.received) {
+      const cb = parseStkCallback(JSON.parse(got.body));
       expect(cb).toMatchObject({ checkoutRequestId: twice.checkoutRequestId, resultCode: 0, amount: 7 });
       expect(cb.receipt).toMatch(/^[A-Z0-9]{10}$/);
     }

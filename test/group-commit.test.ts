@@ -1,31 +1,25 @@
 // Group commit of new payment intents (payment-intents.service.ts, intentCreator): intents created at
 // the same time are written together, each with its one `payment_intent.created` event and its webhook
 // deliveries; a group that fails is retried intent by intent, so one bad intent never fails the others.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../src/db/dialect.js';
 import type { NewIntent } from '../src/modules/payment-intents/index.js';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { ENGINE } from './helpers/harness.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`group commit of new intents (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
-
-  beforeAll(async () => {
-    s = await startTestServer({ env: { COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1' } });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s.stop();
-    await rx.close();
-  });
+  const { server, receiver } = serverAndReceiver({ COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1' });
 
   it('40 intents created at once: 40 intents, one created event each, one delivery each to the subscribed endpoint', async () => {
-    const endpoint = await s.sandbox('POST', '/webhook_endpoints', { body: { url: rx.url, events: ['payment_intent.created'] } });
+    const endpoint = await server().sandbox('POST', '/webhook_endpoints', {
+      body: { url: receiver().url, events: ['payment_intent.created'] },
+    });
     expect(endpoint.status).toBe(201);
     const created = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        s.sandbox('POST', '/payment-intents', { body: { amount: `${100 + i}.00`, currency: 'KES', merchant_reference: `ref-${i}` } }),
+        server().sandbox('POST', '/payment-intents', {
+          body: { amount: `${100 + i}.00`, currency: 'KES', merchant_reference: `ref-${i}` },
+        }),
       ),
     );
     expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
@@ -34,7 +28,7 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     // Each response is the intent it asked for.
     created.forEach((r, i) => expect([r.json.amount, r.json.merchant_reference]).toEqual([`${100 + i}.00`, `ref-${i}`]));
 
-    const db = s.running.database.db;
+    const db = server().running.database.db;
     const events = await db
       .selectFrom('events')
       .select(['id', 'payment_intent_id', 'type', 'payload'])
@@ -60,16 +54,16 @@ describe(`group commit of new intents (${ENGINE})`, () => {
       .execute();
     expect(deliveries).toHaveLength(40);
     expect(deliveries.every((d) => d.endpoint_id === endpoint.json.id && /^whd_[0-9A-Za-z]{24}$/.test(d.id))).toBe(true);
-    const got = await rx.waitFor((r) => new Set(r.map((x) => x.headers['service-event-id'])).size >= 40, 15_000, '40 deliveries');
+    const got = await receiver().waitFor((r) => new Set(r.map((x) => x.headers['service-event-id'])).size >= 40, 15_000, '40 deliveries');
     expect(new Set(got.map((x) => x.headers['service-event-id']))).toEqual(new Set(events.map((e) => e.id)));
   });
 
   it('an intent that cannot be written fails alone: the others of its group are written', async () => {
-    const intents = s.running.services.intents;
+    const intents = server().running.services.intents;
     const create = intents.insert;
     const make = (reference: string): NewIntent => {
-      const scope = { merchantId: s.merchant.merchant.id, environment: 'test' as const };
-      const built = intents.prepare(scope, s.running.clock.nowMs(), {
+      const scope = { merchantId: server().merchant.merchant.id, environment: 'test' as const };
+      const built = intents.prepare(scope, server().running.clock.nowMs(), {
         amount: '10.00',
         currency: 'KES',
         merchant_reference: reference,
@@ -86,7 +80,7 @@ describe(`group commit of new intents (${ENGINE})`, () => {
     expect(b.status).toBe('fulfilled');
     expect(dup.status).toBe('rejected');
     expect(isUniqueViolation((dup as PromiseRejectedResult).reason)).toBe(true);
-    const db = s.running.database.db;
+    const db = server().running.database.db;
     const rows = await db
       .selectFrom('payment_intents')
       .select('merchant_reference')

@@ -1,10 +1,10 @@
 // Metadata (DECISIONS "Metadata", issue 12): every resource that takes it accepts any JSON object within
 // the limits, stores it and echoes it exactly (key order, nesting, number spelling) on create, retrieve,
 // list, webhooks and events; over a limit it is refused with `param` naming the path and nothing written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE } from './helpers/harness.js';
 import { mintFromLink } from './helpers/checkout.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 // Integer-like keys out of order (a JavaScript object would sort them first), numbers spelled as sent
 // (trailing zero, exponent, past 2^53), every JSON type, unicode, and five levels of nesting.
@@ -28,25 +28,19 @@ const RESOURCES: Resource[] = [
 ];
 
 describe(`metadata (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver({ COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.001' });
 
   beforeAll(async () => {
-    s = await startTestServer({ env: { COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.001' } });
-    rx = await startReceiver();
-    const ep = await s.sandbox('POST', '/webhook_endpoints', { body: { url: rx.url } });
+    const ep = await server().sandbox('POST', '/webhook_endpoints', { body: { url: receiver().url } });
     expect(ep.status, ep.text).toBe(201);
   });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
 
-  const post = (path: string, text: string) => s.sandbox('POST', path, { raw: text, headers: { 'content-type': 'application/json' } });
+  const post = (path: string, text: string) =>
+    server().sandbox('POST', path, { raw: text, headers: { 'content-type': 'application/json' } });
 
   async function count(table: Resource['table']): Promise<number> {
-    const row = await s.running.database.db
-      .selectFrom(table)
+    const row = await server()
+      .running.database.db.selectFrom(table)
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
@@ -59,17 +53,17 @@ describe(`metadata (${ENGINE})`, () => {
         expect(created.status, created.text).toBe(201);
         expect(created.text).toContain(`"metadata":${META}`);
         expect(created.json.metadata).toEqual(JSON.parse(META));
-        const got = await s.sandbox('GET', `${res.path}/${created.json.id}`);
+        const got = await server().sandbox('GET', `${res.path}/${created.json.id}`);
         expect(got.status).toBe(200);
         expect(got.text).toContain(`"metadata":${META}`);
-        const row = await s.running.database.db
-          .selectFrom(res.table)
+        const row = await server()
+          .running.database.db.selectFrom(res.table)
           .select('metadata')
           .where('id', '=', created.json.id)
           .executeTakeFirstOrThrow();
         expect(row.metadata).toBe(META);
         if (res.table !== 'payment_links') {
-          const list = await s.sandbox('GET', `${res.path}?limit=1`);
+          const list = await server().sandbox('GET', `${res.path}?limit=1`);
           expect(list.json.data[0].id).toBe(created.json.id);
           expect(list.text).toContain(`"metadata":${META}`);
         }
@@ -139,21 +133,21 @@ describe(`metadata (${ENGINE})`, () => {
   it('webhooks, the event feed and webhook events carry the metadata exactly', async () => {
     const created = await post('/payment-intents', `{"amount":"25.00","currency":"USD","metadata":${META}}`);
     expect(created.status, created.text).toBe(201);
-    const delivered = await rx.waitFor((r) => r.some((x) => x.body.includes(created.json.id)), 10_000, 'the created event');
+    const delivered = await receiver().waitFor((r) => r.some((x) => x.body.includes(created.json.id)), 10_000, 'the created event');
     const body = delivered.find((x) => x.body.includes(created.json.id))!.body;
     expect(body).toContain(`"metadata":${META}`);
     const eventId = JSON.parse(body).id as string;
 
-    const feed = await s.sandbox('GET', '/events?limit=5');
+    const feed = await server().sandbox('GET', '/events?limit=5');
     expect(feed.status).toBe(200);
     expect(feed.json.data.map((e: { id: string }) => e.id)).toContain(eventId);
     expect(feed.text).toContain(`"metadata":${META}`);
-    const event = await s.sandbox('GET', `/webhook_events/${eventId}`);
+    const event = await server().sandbox('GET', `/webhook_events/${eventId}`);
     expect(event.status).toBe(200);
     expect(event.text).toContain(`"metadata":${META}`);
     expect(event.json.data.id).toBe(created.json.id);
 
-    const paid = await s.sandbox('POST', `/sandbox/payment-intents/${created.json.id}/simulate`, {
+    const paid = await server().sandbox('POST', `/sandbox/payment-intents/${created.json.id}/simulate`, {
       body: { outcome: 'success', payment_method: 'card' },
     });
     expect(paid.status, paid.text).toBe(200);
@@ -163,20 +157,20 @@ describe(`metadata (${ENGINE})`, () => {
   it("an intent minted by a payment link carries the link's metadata", async () => {
     const link = await post('/payment-links', `{"title":"Tea","currency":"KES","amount":"150.00","metadata":${META}}`);
     expect(link.status, link.text).toBe(201);
-    const intentId = await mintFromLink(s, link.json.url);
-    const intent = await s.sandbox('GET', `/payment-intents/${intentId}`);
+    const intentId = await mintFromLink(server(), link.json.url);
+    const intent = await server().sandbox('GET', `/payment-intents/${intentId}`);
     expect(intent.json.payment_link).toBe(link.json.id);
     expect(intent.text).toContain(`"metadata":${META}`);
   });
 
   it('reports are unchanged: no metadata column', async () => {
-    const r = await s.sandbox('GET', '/reports/payments?format=csv');
+    const r = await server().sandbox('GET', '/reports/payments?format=csv');
     expect(r.status).toBe(200);
     expect(r.text.split('\n')[0]).not.toContain('metadata');
   });
 
   it('the OpenAPI document says what metadata accepts', async () => {
-    const r = await s.call('test', 'GET', '/v1/openapi.json');
+    const r = await server().call('test', 'GET', '/v1/openapi.json');
     const doc = r.json;
     for (const path of ['/payment-intents', '/customers', '/payment-links']) {
       const schema = doc.paths[path].post.requestBody.content['application/json'].schema.properties.metadata;

@@ -3,10 +3,10 @@
 // status (never an id), intent moves, rail outcomes and webhook deliveries by outcome, the queue depth and
 // the pool read at scrape time, the process's own metrics; /healthz and /readyz answer there too. Runs on
 // SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINE } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 /** Sample values of a metric text, by their label text: `{method="GET",route="…",status="200"}` -> value. */
 function samples(text: string, name: string): Map<string, number> {
@@ -20,20 +20,10 @@ function samples(text: string, name: string): Map<string, number> {
 }
 
 describe(`metrics (${ENGINE})`, () => {
-  let s: TestServer;
   let port: number;
-  let rx: Receiver;
-
-  beforeAll(async () => {
+  const { server, receiver } = serverAndReceiver(async () => {
     [port] = (await freePorts(1)) as [number];
-    s = await startTestServer({
-      env: { COWRIE_METRICS_PORT: String(port), COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.0001' },
-    });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
+    return { COWRIE_METRICS_PORT: String(port), COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1', COWRIE_WEBHOOK_BACKOFF_SCALE: '0.0001' };
   });
 
   const scrape = async () => {
@@ -45,11 +35,11 @@ describe(`metrics (${ENGINE})`, () => {
 
   it('counts requests by route pattern and status, never by id, with latency histograms', async () => {
     const before = samples(await scrape(), 'cowrie_http_requests_total');
-    const pi = await s.sandbox('POST', '/payment-intents', { body: { amount: '10.00', currency: 'USD' } });
+    const pi = await server().sandbox('POST', '/payment-intents', { body: { amount: '10.00', currency: 'USD' } });
     expect(pi.status).toBe(201);
-    for (let i = 0; i < 3; i++) expect((await s.sandbox('GET', `/payment-intents/${pi.json.id}`)).status).toBe(200);
-    expect((await s.sandbox('GET', '/payment-intents/pi_000000000000000000000000')).status).toBe(404);
-    expect((await fetch(s.url('test', '/no/such/page'))).status).toBe(404);
+    for (let i = 0; i < 3; i++) expect((await server().sandbox('GET', `/payment-intents/${pi.json.id}`)).status).toBe(200);
+    expect((await server().sandbox('GET', '/payment-intents/pi_000000000000000000000000')).status).toBe(404);
+    expect((await fetch(server().url('test', '/no/such/page'))).status).toBe(404);
     const text = await scrape();
     const after = samples(text, 'cowrie_http_requests_total');
     const delta = (labels: string) => (after.get(labels) ?? 0) - (before.get(labels) ?? 0);
@@ -64,17 +54,17 @@ describe(`metrics (${ENGINE})`, () => {
   });
 
   it('counts intent moves, rail outcomes and webhook deliveries; reads the queue depth; the process metrics are there', async () => {
-    const ep = await s.sandbox('POST', '/webhook_endpoints', { body: { url: rx.url, events: ['payment_intent.paid'] } });
+    const ep = await server().sandbox('POST', '/webhook_endpoints', { body: { url: receiver().url, events: ['payment_intent.paid'] } });
     expect(ep.status).toBe(201);
     const before = await scrape();
     const moves0 = samples(before, 'cowrie_payment_intent_moves_total');
     const rails0 = samples(before, 'cowrie_rail_calls_total');
-    const pi = await s.sandbox('POST', '/payment-intents', { body: { amount: '10.00', currency: 'USD' } });
-    const paid = await s.sandbox('POST', `/sandbox/payment-intents/${pi.json.id}/simulate`, {
+    const pi = await server().sandbox('POST', '/payment-intents', { body: { amount: '10.00', currency: 'USD' } });
+    const paid = await server().sandbox('POST', `/sandbox/payment-intents/${pi.json.id}/simulate`, {
       body: { outcome: 'success', payment_method: 'card' },
     });
     expect(paid.json.status).toBe('paid');
-    await rx.waitFor((got) => got.some((r) => r.body.includes(pi.json.id)), 10_000, 'the paid webhook');
+    await receiver().waitFor((got) => got.some((r) => r.body.includes(pi.json.id)), 10_000, 'the paid webhook');
     let text = '';
     for (let i = 0; i < 50; i++) {
       text = await scrape();

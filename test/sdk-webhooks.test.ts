@@ -3,9 +3,9 @@
 // body, another secret, a missing header or a stale timestamp is refused with its own code.
 import { Cowrie, SignatureVerificationError, constructEvent, generateHeaders, type Event } from '@cowrie/sdk';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE } from './helpers/harness.js';
+import { serverAndReceiver } from './helpers/webhooks.js';
 
 function refusal(fn: () => unknown): string {
   try {
@@ -18,27 +18,20 @@ function refusal(fn: () => unknown): string {
 }
 
 describe(`@cowrie/sdk webhooks.constructEvent (${ENGINE})`, () => {
-  let s: TestServer;
-  let receiver: Receiver;
+  const { server, receiver } = serverAndReceiver({ COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1' });
   let cowrie: Cowrie;
   let secret: string;
 
   beforeAll(async () => {
-    s = await startTestServer({ env: { COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1' } });
-    receiver = await startReceiver();
-    cowrie = new Cowrie(s.merchant.keys.test_secret, { baseUrl: `${s.url('test')}/v1` });
-    const endpoint = await cowrie.webhookEndpoints.create({ url: `${receiver.url}/hooks`, events: ['payment_intent.created'] });
+    cowrie = new Cowrie(server().merchant.keys.test_secret, { baseUrl: `${server().url('test')}/v1` });
+    const endpoint = await cowrie.webhookEndpoints.create({ url: `${receiver().url}/hooks`, events: ['payment_intent.created'] });
     secret = endpoint.secret!;
     expect(secret).toMatch(/^cwk_whsec_/);
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await s?.stop();
   });
 
   it('verifies a real delivery and answers its typed event', async () => {
     const intent = await cowrie.paymentIntents.create({ amount: '9.99', currency: 'USD', metadata: { note: 'naïve café ☕' } });
-    const [delivery] = await receiver.waitFor((r) => r.length >= 1);
+    const [delivery] = await receiver().waitFor((r) => r.length >= 1);
     const event: Event = cowrie.webhooks.constructEvent(delivery!.body, delivery!.headers, secret);
     expect(event).toMatchObject({ object: 'event', type: 'payment_intent.created', livemode: false });
     expect(event.id).toBe(delivery!.headers['service-event-id']);
@@ -52,7 +45,7 @@ describe(`@cowrie/sdk webhooks.constructEvent (${ENGINE})`, () => {
   });
 
   it('refuses a changed body, another secret, missing headers and malformed signatures', async () => {
-    const d = receiver.received[0]!;
+    const d = receiver().received[0]!;
     expect(refusal(() => constructEvent(d.body.replace('9.99', '0.01'), d.headers, secret))).toBe('signature_mismatch');
     expect(refusal(() => constructEvent(`${d.body} `, d.headers, secret))).toBe('signature_mismatch');
     // Another secret: its last character changed (to one it is not, so the test cannot pass by chance).

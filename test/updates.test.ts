@@ -2,28 +2,17 @@
 // replaced), `POST /webhook_endpoints/{id}` (url checked as on creation, events; deliveries follow the new
 // url), and an intent naming a stored customer (`customer: "cus_…"`). Each idempotent like every POST.
 // Runs on SQLite and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINE } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { WEBHOOK_ENV, freshMerchant, paidIntent } from './helpers/webhooks.js';
+import { freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`updates (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
-
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
+  const { server, receiver } = serverAndReceiver();
 
   describe('POST /customers/{id}', () => {
     it('changes what is sent, keeps the rest; null clears; metadata is replaced whole', async () => {
-      const m = await freshMerchant(s);
+      const m = await freshMerchant(server());
       const c = await m.sb('POST', '/customers', {
         email: 'a@example.com',
         phone: '+254712345678',
@@ -41,8 +30,8 @@ describe(`updates (${ENGINE})`, () => {
     });
 
     it('refuses bad input, unknown ids and other merchants’ customers, writing nothing', async () => {
-      const m = await freshMerchant(s);
-      const other = await freshMerchant(s);
+      const m = await freshMerchant(server());
+      const other = await freshMerchant(server());
       const c = await m.sb('POST', '/customers', { email: 'b@example.com' });
       for (const [body, code, param] of [
         [{ email: 'not-an-email' }, 'parameter_invalid', 'email'],
@@ -59,11 +48,11 @@ describe(`updates (${ENGINE})`, () => {
     });
 
     it('is idempotent under one Idempotency-Key', async () => {
-      const m = await freshMerchant(s);
+      const m = await freshMerchant(server());
       const c = await m.sb('POST', '/customers', { name: 'Idem' });
       const headers = { 'Idempotency-Key': `cu-${c.json.id}` };
-      const a = await s.call('test', 'POST', `/customers/${c.json.id}`, { key: m.keys.test_secret, body: { name: 'One' }, headers });
-      const b = await s.call('test', 'POST', `/customers/${c.json.id}`, { key: m.keys.test_secret, body: { name: 'One' }, headers });
+      const a = await server().call('test', 'POST', `/customers/${c.json.id}`, { key: m.keys.test_secret, body: { name: 'One' }, headers });
+      const b = await server().call('test', 'POST', `/customers/${c.json.id}`, { key: m.keys.test_secret, body: { name: 'One' }, headers });
       expect(b.headers.get('idempotent-replayed')).toBe('true');
       expect(b.text).toBe(a.text);
     });
@@ -71,15 +60,27 @@ describe(`updates (${ENGINE})`, () => {
 
   describe('POST /webhook_endpoints/{id}', () => {
     it('changes url and events; deliveries go to the new url with the same secret', async () => {
-      const m = await freshMerchant(s);
-      const created = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/old`, events: ['refund.created'] });
+      const m = await freshMerchant(server());
+      const created = await m.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/old`, events: ['refund.created'] });
       expect(created.status, created.text).toBe(201);
-      const r = await m.sb('POST', `/webhook_endpoints/${created.json.id}`, { url: `${rx.url}/new`, events: ['payment_intent.paid'] });
+      const r = await m.sb('POST', `/webhook_endpoints/${created.json.id}`, {
+        url: `${receiver().url}/new`,
+        events: ['payment_intent.paid'],
+      });
       expect(r.status, r.text).toBe(200);
-      expect(r.json).toMatchObject({ id: created.json.id, url: `${rx.url}/new`, events: ['payment_intent.paid'], status: 'enabled' });
+      expect(r.json).toMatchObject({
+        id: created.json.id,
+        url: `${receiver().url}/new`,
+        events: ['payment_intent.paid'],
+        status: 'enabled',
+      });
       expect(r.json.secret).toBeUndefined();
       const pi = await paidIntent(m.sb);
-      const got = await rx.waitFor((list) => list.some((x) => x.path === '/new' && x.body.includes(pi)), 10_000, 'delivery to the new url');
+      const got = await receiver().waitFor(
+        (list) => list.some((x) => x.path === '/new' && x.body.includes(pi)),
+        10_000,
+        'delivery to the new url',
+      );
       const delivered = got.filter((x) => x.body.includes(pi));
       expect(delivered.every((x) => x.path === '/new')).toBe(true);
       expect(delivered.map((x) => JSON.parse(x.body).type)).toEqual(['payment_intent.paid']);
@@ -89,27 +90,27 @@ describe(`updates (${ENGINE})`, () => {
     });
 
     it('refuses a bad url or event, an unknown or deleted endpoint, writing nothing', async () => {
-      const m = await freshMerchant(s);
-      const e = await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+      const m = await freshMerchant(server());
+      const e = await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { url: 'ftp://example.com/x' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { events: ['nope'] }), 400, 'parameter_invalid', 'events[0]');
       expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { secret: 'x' }), 400, 'parameter_unknown', 'secret');
-      expect((await m.sb('GET', `/webhook_endpoints/${e.json.id}`)).json.url).toBe(rx.url);
+      expect((await m.sb('GET', `/webhook_endpoints/${e.json.id}`)).json.url).toBe(receiver().url);
       // A refused http URL names the variable that allows local receivers in the sandbox.
-      const live = await s.call('live', 'POST', '/webhook_endpoints', {
+      const live = await server().call('live', 'POST', '/webhook_endpoints', {
         key: m.keys.live_secret!,
         body: { url: 'http://example.com/hook' },
       });
       expectError(live, 400, 'parameter_invalid', 'url');
       expect(live.json.error.message).toContain('COWRIE_ALLOW_PRIVATE_WEBHOOKS=1');
       expect((await m.sb('DELETE', `/webhook_endpoints/${e.json.id}`)).status).toBe(200);
-      expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { url: rx.url }), 404, 'resource_missing', 'id');
+      expectError(await m.sb('POST', `/webhook_endpoints/${e.json.id}`, { url: receiver().url }), 404, 'resource_missing', 'id');
     });
   });
 
   describe('an intent naming a stored customer', () => {
     it('carries the customer’s id, email and phone', async () => {
-      const m = await freshMerchant(s);
+      const m = await freshMerchant(server());
       const c = await m.sb('POST', '/customers', { email: 'c@example.com', phone: '+254711111111', name: 'Chege' });
       const pi = await m.sb('POST', '/payment-intents', { amount: '100.00', currency: 'KES', customer: c.json.id });
       expect(pi.status, pi.text).toBe(201);
@@ -121,8 +122,8 @@ describe(`updates (${ENGINE})`, () => {
     });
 
     it('refuses an unknown id, another merchant’s customer, a malformed id, and a bad inline email', async () => {
-      const m = await freshMerchant(s);
-      const other = await freshMerchant(s);
+      const m = await freshMerchant(server());
+      const other = await freshMerchant(server());
       const theirs = await other.sb('POST', '/customers', { email: 'e@example.com' });
       const body = (customer: unknown) => ({ amount: '100.00', currency: 'KES', customer });
       const r1 = await m.sb('POST', '/payment-intents', body('cus_000000000000000000000000'));
@@ -135,8 +136,8 @@ describe(`updates (${ENGINE})`, () => {
       const r4 = await m.sb('POST', '/payment-intents', body({ email: 'nope' }));
       expectError(r4, 400, 'parameter_invalid', 'customer.email');
       expectError(await m.sb('POST', '/payment-intents', body(42)), 400, 'parameter_invalid', 'customer');
-      const count = await s.running.database.db
-        .selectFrom('payment_intents')
+      const count = await server()
+        .running.database.db.selectFrom('payment_intents')
         .select((eb) => eb.fn.countAll().as('n'))
         .where('merchant_id', '=', m.merchant.id)
         .executeTakeFirstOrThrow();

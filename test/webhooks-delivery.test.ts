@@ -2,26 +2,16 @@
 // (verified with crypto alone and with the Standard Webhooks library), the retry ladder, Retry-After,
 // 410, redirects and timeouts.
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retryDelayMs, RETRY_WAITS_MS } from '../src/modules/webhooks/index.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { SCALE, WEBHOOK_ENV, sleep, verifyServiceSignature, freshMerchant, paidIntent } from './helpers/webhooks.js';
+import { ENGINE, type ApiResponse } from './helpers/harness.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+import { SCALE, sleep, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver();
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
-
-  const merchant = () => freshMerchant(s);
+  const merchant = () => freshMerchant(server());
 
   describe('delivery', () => {
     it('delivers payment_intent.paid, signed; crypto alone and the Standard Webhooks library both verify it', async () => {
@@ -125,12 +115,12 @@ describe(`webhooks (${ENGINE})`, () => {
     it('writes one delivery per subscribed endpoint with the event; unsubscribed and other merchants get none', async () => {
       const m = await merchant();
       const other = await merchant();
-      const all = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/all` });
-      const paidOnly = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/paid`, events: ['payment_intent.paid'] });
-      const refundsOnly = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/refunds`, events: ['refund.created'] });
-      await other.sb('POST', '/webhook_endpoints', { url: `${rx.url}/other` });
+      const all = await m.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/all` });
+      const paidOnly = await m.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/paid`, events: ['payment_intent.paid'] });
+      const refundsOnly = await m.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/refunds`, events: ['refund.created'] });
+      await other.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/other` });
       await paidIntent(m.sb);
-      const db = s.running.database.db;
+      const db = server().running.database.db;
       const events = await db.selectFrom('events').select(['id', 'type']).where('merchant_id', '=', m.merchant.id).execute();
       expect(events.map((e) => e.type).sort()).toEqual(['payment_intent.confirming', 'payment_intent.created', 'payment_intent.paid']);
       const deliveries = await db

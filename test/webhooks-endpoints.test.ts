@@ -1,34 +1,23 @@
 // Webhook endpoints (spec 2.6, 4.7; DECISIONS "Webhooks and events"): create, list, retrieve, delete and
 // their errors, and the safety of their URLs at creation and at delivery.
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { isPublicAddress, publicOnlyLookup } from '../src/modules/webhooks/index.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { ENGINE, startTestServer, type ApiResponse } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { SCALE, WEBHOOK_ENV, ENDPOINT_KEYS, META_KEYS, sleep, freshMerchant } from './helpers/webhooks.js';
+import { SCALE, ENDPOINT_KEYS, META_KEYS, sleep, freshMerchant, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver();
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
-
-  const merchant = () => freshMerchant(s);
+  const merchant = () => freshMerchant(server());
 
   describe('endpoints', () => {
     it('creates an endpoint: 201, a we_ id and the cwk_whsec_ secret in this response only', async () => {
       const m = await merchant();
       const r = await m.sb('POST', '/webhook_endpoints', {
-        url: `${rx.url}/hooks`,
+        url: `${receiver().url}/hooks`,
         events: ['payment_intent.paid', 'payment_intent.paid', 'refund.created'],
       });
       expect(r.status, r.text).toBe(201);
@@ -37,7 +26,7 @@ describe(`webhooks (${ENGINE})`, () => {
       expect(r.json.secret).toMatch(/^cwk_whsec_[0-9A-Za-z]{32}$/);
       expect(r.json).toMatchObject({
         object: 'webhook_endpoint',
-        url: `${rx.url}/hooks`,
+        url: `${receiver().url}/hooks`,
         events: ['payment_intent.paid', 'refund.created'],
         status: 'enabled',
         livemode: false,
@@ -66,8 +55,8 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('an empty or missing events list subscribes to every type', async () => {
       const m = await merchant();
-      const a = await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: [] });
-      const b = await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+      const a = await m.sb('POST', '/webhook_endpoints', { url: receiver().url, events: [] });
+      const b = await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
       expect(a.status, a.text).toBe(201);
       expect(b.status, b.text).toBe(201);
       expect(a.json.events).toEqual([]);
@@ -79,19 +68,19 @@ describe(`webhooks (${ENGINE})`, () => {
     it('refuses bad input with the field named, and writes nothing', async () => {
       const m = await merchant();
       expectError(
-        await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: ['payment_intent.paid', 'payment_intent.exploded'] }),
+        await m.sb('POST', '/webhook_endpoints', { url: receiver().url, events: ['payment_intent.paid', 'payment_intent.exploded'] }),
         400,
         'parameter_invalid',
         'events[1]',
       );
       expectError(
-        await m.sb('POST', '/webhook_endpoints', { url: rx.url, events: 'payment_intent.paid' }),
+        await m.sb('POST', '/webhook_endpoints', { url: receiver().url, events: 'payment_intent.paid' }),
         400,
         'parameter_invalid',
         'events',
       );
       expectError(await m.sb('POST', '/webhook_endpoints', { events: [] }), 400, 'parameter_missing', 'url');
-      expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url, secret: 'x' }), 400, 'parameter_unknown', 'secret');
+      expectError(await m.sb('POST', '/webhook_endpoints', { url: receiver().url, secret: 'x' }), 400, 'parameter_unknown', 'secret');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'not a url' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'ftp://127.0.0.1/x' }), 400, 'parameter_invalid', 'url');
       expectError(await m.sb('POST', '/webhook_endpoints', { url: 'http://user:pw@127.0.0.1/x' }), 400, 'parameter_invalid', 'url');
@@ -109,11 +98,11 @@ describe(`webhooks (${ENGINE})`, () => {
     it('deletes an endpoint: {id, object, deleted}; then 404 everywhere, and other merchants cannot touch it', async () => {
       const m = await merchant();
       const other = await merchant();
-      const e = await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+      const e = await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
       expectError(await other.sb('GET', `/webhook_endpoints/${e.json.id}`), 404, 'resource_missing', 'id');
       expectError(await other.sb('DELETE', `/webhook_endpoints/${e.json.id}`), 404, 'resource_missing', 'id');
       // The other environment of the same merchant does not see it either.
-      const live = await s.call('live', 'GET', `/webhook_endpoints/${e.json.id}`, { key: m.keys.live_secret! });
+      const live = await server().call('live', 'GET', `/webhook_endpoints/${e.json.id}`, { key: m.keys.live_secret! });
       expectError(live, 404, 'resource_missing', 'id');
 
       const d = await m.sb('DELETE', `/webhook_endpoints/${e.json.id}`);
@@ -128,10 +117,10 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('holds at most 16 endpoints per environment', async () => {
       const m = await merchant();
-      for (let i = 0; i < 16; i++) expect((await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}/${i}` })).status).toBe(201);
-      expectError(await m.sb('POST', '/webhook_endpoints', { url: rx.url }), 400, 'too_many_webhook_endpoints', null);
+      for (let i = 0; i < 16; i++) expect((await m.sb('POST', '/webhook_endpoints', { url: `${receiver().url}/${i}` })).status).toBe(201);
+      expectError(await m.sb('POST', '/webhook_endpoints', { url: receiver().url }), 400, 'too_many_webhook_endpoints', null);
       // The live environment has its own 16.
-      const live = await s.call('live', 'POST', '/webhook_endpoints', {
+      const live = await server().call('live', 'POST', '/webhook_endpoints', {
         key: m.keys.live_secret!,
         body: { url: 'https://93.184.215.14/hook' },
       });
@@ -141,20 +130,25 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('enforces scopes: webhooks:read lists, webhooks:write creates', async () => {
       const m = await merchant();
-      const reader = await s.newKey({ merchantId: m.merchant.id, environment: 'test', type: 'restricted', scopes: ['webhooks:read'] });
-      const payments = await s.newKey({
+      const reader = await server().newKey({
+        merchantId: m.merchant.id,
+        environment: 'test',
+        type: 'restricted',
+        scopes: ['webhooks:read'],
+      });
+      const payments = await server().newKey({
         merchantId: m.merchant.id,
         environment: 'test',
         type: 'restricted',
         scopes: ['payments:read', 'payments:write'],
       });
-      const asReader = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key: reader.key, body });
+      const asReader = (method: string, path: string, body?: unknown) => server().call('test', method, path, { key: reader.key, body });
       expect((await asReader('GET', '/webhook_endpoints')).status).toBe(200);
       expect((await asReader('GET', '/webhook_events')).status).toBe(200);
-      expectError(await asReader('POST', '/webhook_endpoints', { url: rx.url }), 403, 'insufficient_scope', null);
+      expectError(await asReader('POST', '/webhook_endpoints', { url: receiver().url }), 403, 'insufficient_scope', null);
       expectError(await asReader('GET', '/events'), 403, 'insufficient_scope', null);
       expectError(await asReader('POST', '/sandbox/webhooks/trigger', {}), 403, 'insufficient_scope', null);
-      const asPayments = (method: string, path: string, body?: unknown) => s.call('test', method, path, { key: payments.key, body });
+      const asPayments = (method: string, path: string, body?: unknown) => server().call('test', method, path, { key: payments.key, body });
       expect((await asPayments('GET', '/events')).status).toBe(200);
       expect((await asPayments('POST', '/sandbox/webhooks/trigger', {})).status).toBe(200);
       expectError(await asPayments('GET', '/webhook_endpoints'), 403, 'insufficient_scope', null);
@@ -162,7 +156,8 @@ describe(`webhooks (${ENGINE})`, () => {
   });
 
   describe('URL safety', () => {
-    const live = (m: CreatedMerchant, body: unknown) => s.call('live', 'POST', '/webhook_endpoints', { key: m.keys.live_secret!, body });
+    const live = (m: CreatedMerchant, body: unknown) =>
+      server().call('live', 'POST', '/webhook_endpoints', { key: m.keys.live_secret!, body });
 
     it('live endpoints must be https and public: private, loopback, link-local and reserved addresses are refused', async () => {
       const m = await merchant();
@@ -189,12 +184,12 @@ describe(`webhooks (${ENGINE})`, () => {
       }
       const ok = await live(m, { url: 'https://93.184.215.14/hook' });
       expect(ok.status, ok.text).toBe(201);
-      expect((await s.call('live', 'GET', '/webhook_endpoints', { key: m.keys.live_secret! })).json.data).toHaveLength(1);
+      expect((await server().call('live', 'GET', '/webhook_endpoints', { key: m.keys.live_secret! })).json.data).toHaveLength(1);
     });
 
     it('a live hostname that resolves to 127.0.0.1 is refused at creation; one that does not resolve too', async () => {
       const m = await merchant();
-      const r = await live(m, { url: `https://localhost:${rx.port}/hook` });
+      const r = await live(m, { url: `https://localhost:${receiver().port}/hook` });
       expectError(r, 400, 'parameter_invalid', 'url');
       expect(r.json.error.message).toMatch(/127\.0\.0\.1|::1/);
       expect(r.json.error.message).toMatch(/not a public address/);
@@ -205,16 +200,16 @@ describe(`webhooks (${ENGINE})`, () => {
 
     it('COWRIE_ALLOW_PRIVATE_WEBHOOKS=1 relaxes sandbox only; without it the sandbox follows the live rules', async () => {
       const m = await merchant();
-      expect((await m.sb('POST', '/webhook_endpoints', { url: `http://127.0.0.1:${rx.port}/x` })).status).toBe(201);
-      expect((await m.sb('POST', '/webhook_endpoints', { url: `http://localhost:${rx.port}/x` })).status).toBe(201);
-      expectError(await live(m, { url: `http://127.0.0.1:${rx.port}/x` }), 400, 'parameter_invalid', 'url');
+      expect((await m.sb('POST', '/webhook_endpoints', { url: `http://127.0.0.1:${receiver().port}/x` })).status).toBe(201);
+      expect((await m.sb('POST', '/webhook_endpoints', { url: `http://localhost:${receiver().port}/x` })).status).toBe(201);
+      expectError(await live(m, { url: `http://127.0.0.1:${receiver().port}/x` }), 400, 'parameter_invalid', 'url');
 
       const strict = await startTestServer({ env: { COWRIE_WEBHOOK_BACKOFF_SCALE: String(SCALE) } });
       try {
         const sb = (body: unknown) => strict.sandbox('POST', '/webhook_endpoints', { body });
-        expectError(await sb({ url: `http://127.0.0.1:${rx.port}/x` }), 400, 'parameter_invalid', 'url');
-        expectError(await sb({ url: `https://127.0.0.1:${rx.port}/x` }), 400, 'parameter_invalid', 'url');
-        expectError(await sb({ url: `https://localhost:${rx.port}/x` }), 400, 'parameter_invalid', 'url');
+        expectError(await sb({ url: `http://127.0.0.1:${receiver().port}/x` }), 400, 'parameter_invalid', 'url');
+        expectError(await sb({ url: `https://127.0.0.1:${receiver().port}/x` }), 400, 'parameter_invalid', 'url');
+        expectError(await sb({ url: `https://localhost:${receiver().port}/x` }), 400, 'parameter_invalid', 'url');
         expect((await sb({ url: 'https://93.184.215.14/hook' })).status).toBe(201);
       } finally {
         await strict.stop();
@@ -238,8 +233,8 @@ describe(`webhooks (${ENGINE})`, () => {
           ['we_rebound0000000000000001', `https://localhost:${port}/hook`],
           ['we_rebound0000000000000002', `https://127.0.0.1:${port}/hook`],
         ] as const) {
-          await s.running.database.db
-            .insertInto('webhook_endpoints')
+          await server()
+            .running.database.db.insertInto('webhook_endpoints')
             .values({
               id,
               merchant_id: m.merchant.id,
@@ -255,16 +250,16 @@ describe(`webhooks (${ENGINE})`, () => {
             })
             .execute();
         }
-        const pi = await s.call('live', 'POST', '/payment-intents', {
+        const pi = await server().call('live', 'POST', '/payment-intents', {
           key: m.keys.live_secret!,
           body: { amount: '10.00', currency: 'USD' },
         });
         expect(pi.status, pi.text).toBe(201);
-        const events = await s.call('live', 'GET', '/webhook_events', { key: m.keys.live_secret! });
+        const events = await server().call('live', 'GET', '/webhook_events', { key: m.keys.live_secret! });
         const evt = events.json.data[0].id as string;
         let detail: ApiResponse | null = null;
         for (let i = 0; i < 100; i++) {
-          detail = await s.call('live', 'GET', `/webhook_events/${evt}`, { key: m.keys.live_secret! });
+          detail = await server().call('live', 'GET', `/webhook_events/${evt}`, { key: m.keys.live_secret! });
           const attempts = detail.json.deliveries.flatMap((d: { attempts: unknown[] }) => d.attempts);
           if (attempts.length >= 2 && attempts.every((a: { outcome: string }) => a.outcome === 'failed')) break;
           await sleep(50);

@@ -1,30 +1,20 @@
 // Emitted events (spec 4.7; DECISIONS "Webhooks and events"): inspection with deliveries and attempts,
 // resend, and the sandbox trigger.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINE, type ApiResponse } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
-import { WEBHOOK_ENV, sleep, verifyServiceSignature, freshMerchant, paidIntent } from './helpers/webhooks.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+import { sleep, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver();
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
-
-  const merchant = () => freshMerchant(s);
+  const merchant = () => freshMerchant(server());
 
   describe('inspection and resend', () => {
     it('lists emitted events newest first with their deliveries; type filter, pagination and errors', async () => {
       const m = await merchant();
-      await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+      await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
       await paidIntent(m.sb);
       const all = await m.sb('GET', '/webhook_events');
       expect(all.status, all.text).toBe(200);
@@ -165,7 +155,7 @@ describe(`webhooks (${ENGINE})`, () => {
         expectError(await m.sb('POST', '/sandbox/webhooks/trigger', { type: 'payment_intent.exploded' }), 400, 'parameter_invalid', 'type');
         expectError(await m.sb('POST', '/sandbox/webhooks/trigger', { type: 7 }), 400, 'parameter_invalid', 'type');
         expectError(await m.sb('POST', '/sandbox/webhooks/trigger', { kind: 'x' }), 400, 'parameter_unknown', 'kind');
-        const live = await s.call('live', 'POST', '/sandbox/webhooks/trigger', { key: m.keys.live_secret!, body: {} });
+        const live = await server().call('live', 'POST', '/sandbox/webhooks/trigger', { key: m.keys.live_secret!, body: {} });
         expectError(live, 400, 'sandbox_only', null);
         expect((await m.sb('GET', '/webhook_events')).json.data.length).toBe(before);
       } finally {

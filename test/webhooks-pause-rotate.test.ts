@@ -4,13 +4,21 @@
 // API). The console will call these service methods; the tests call them as it will, against a real
 // server and a real local receiver.
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextDueAt } from '../src/modules/webhooks/index.js';
 import { AppError } from '../src/shared/errors.js';
 import type { MerchantScope } from '../src/shared/scope.js';
-import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
-import { startReceiver, type Received, type Receiver } from './helpers/webhook-receiver.js';
-import { ENDPOINT_KEYS, META_KEYS, WEBHOOK_ENV, freshMerchant, paidIntent, sleep, verifyServiceSignature } from './helpers/webhooks.js';
+import { ENGINE, type ApiResponse } from './helpers/harness.js';
+import { startReceiver, type Received } from './helpers/webhook-receiver.js';
+import {
+  ENDPOINT_KEYS,
+  META_KEYS,
+  freshMerchant,
+  paidIntent,
+  sleep,
+  verifyServiceSignature,
+  serverAndReceiver,
+} from './helpers/webhooks.js';
 
 /** The refusal `p` rejects with, which must be an AppError. */
 async function refusal(p: Promise<unknown>): Promise<AppError> {
@@ -40,24 +48,14 @@ function standardVerifies(secret: string, got: Received): boolean {
 const eventIdOf = (got: Received) => String(got.headers['service-event-id']);
 
 describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
-  let s: TestServer;
-  let rx: Receiver;
+  const { server, receiver } = serverAndReceiver();
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: WEBHOOK_ENV });
-    rx = await startReceiver();
-  });
-  afterAll(async () => {
-    await s?.stop();
-    await rx?.close();
-  });
-
-  const webhooks = () => s.running.services.webhooks;
+  const webhooks = () => server().running.services.webhooks;
   const pause = (scope: MerchantScope, id: string) => webhooks().pause(scope, id);
   const resume = (scope: MerchantScope, id: string) => webhooks().resume(scope, id);
   const rotate = (scope: MerchantScope, id: string) => webhooks().rotateSecret(scope, id);
   const merchant = async () => {
-    const m = await freshMerchant(s);
+    const m = await freshMerchant(server());
     const scope: MerchantScope = { merchantId: m.merchant.id, environment: 'test' };
     return { ...m, scope };
   };
@@ -118,7 +116,7 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
         ['succeeded', 1],
         ['pending', 0],
       ]);
-      const db = s.running.database.db;
+      const db = server().running.database.db;
       const attempts = await db.selectFrom('webhook_attempts').select('event_id').where('endpoint_id', '=', id).execute();
       expect(attempts.map((a) => a.event_id)).toEqual([evt0]);
       // Held deliveries have no due time: the worker does not keep waking for them.
@@ -223,7 +221,7 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
   it('pause and resume are idempotent; unknown, deleted and other merchants’ endpoints are missing', async () => {
     const m = await merchant();
     const other = await merchant();
-    const e = await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+    const e = await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
     const id = e.json.id as string;
     expect((await webhooks().pause(m.scope, id)).status).toBe('paused');
     expect((await webhooks().pause(m.scope, id)).status).toBe('paused');
@@ -235,7 +233,7 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
     const b = await webhooks().rotateSecret(m.scope, id);
     expect(a.secret).not.toBe(b.secret);
 
-    const gone = await m.sb('POST', '/webhook_endpoints', { url: rx.url });
+    const gone = await m.sb('POST', '/webhook_endpoints', { url: receiver().url });
     expect((await m.sb('DELETE', `/webhook_endpoints/${gone.json.id}`)).status).toBe(200);
     const elsewhere: Array<[MerchantScope, string]> = [
       [m.scope, 'we_doesnotexist'],

@@ -1,9 +1,10 @@
-// What the webhook tests share: a worker tuned for tests (a tiny backoff, short timeouts) and the
-// receiver-side signature check of section 6.2 with node:crypto alone.
+// What the webhook tests share: a worker tuned for tests (a tiny backoff, short timeouts), a test file's
+// server and local receiver, and the receiver-side signature check of section 6.2 with node:crypto alone.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { CreatedMerchant } from '../../src/modules/merchants/index.js';
-import type { ApiResponse, TestServer } from './harness.js';
+import { startTestServer, type ApiResponse, type TestServer } from './harness.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
 
 export const SCALE = 0.00005;
 export const WEBHOOK_ENV = {
@@ -15,6 +16,32 @@ export const WEBHOOK_ENV = {
 export const ENDPOINT_KEYS = ['created_at', 'events', 'id', 'livemode', 'object', 'status', 'url'];
 export const META_KEYS = ['environment', 'request_id'];
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A test file's server, its webhook worker set by `env` (or by what `env` answers, for values known only
+ * at start), and a local webhook receiver: started before the tests of the enclosing describe and stopped
+ * after them. Read them inside tests and hooks.
+ */
+export function serverAndReceiver(env: Record<string, string> | (() => Promise<Record<string, string>>) = WEBHOOK_ENV): {
+  server: () => TestServer;
+  receiver: () => Receiver;
+} {
+  let s: TestServer | undefined;
+  let rx: Receiver | undefined;
+  beforeAll(async () => {
+    s = await startTestServer({ env: typeof env === 'function' ? await env() : env });
+    rx = await startReceiver();
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await rx?.close();
+  });
+  const started = <T>(it: T | undefined, what: string): T => {
+    if (it === undefined) throw new Error(`${what} is started in beforeAll: read it inside a test or a hook`);
+    return it;
+  };
+  return { server: () => started(s, 'the server'), receiver: () => started(rx, 'the receiver') };
+}
 
 /** The receiver-side check of section 6.2, with node:crypto alone. */
 export function verifyServiceSignature(secret: string, headers: Record<string, unknown>, rawBody: string, toleranceS = 300): boolean {
