@@ -10,8 +10,8 @@
 // method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { base58Decode, base58Encode } from '../shared/base58.js';
+import { startPeerServer, type Answer, type PeerServer } from '../shared/http-peer.js';
 
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -46,22 +46,12 @@ export interface SolanaTransferRecord {
   destination: string;
 }
 
-export interface SolanaPeerRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  body: unknown;
-}
-
-export interface SolanaPeer {
-  url: string;
-  port: number;
+/** The peer: its address, the requests it received, failNext and close (shared/http-peer.ts), and its chain. */
+export interface SolanaPeer extends PeerServer {
   /** The current (processed) slot. */
   readonly slot: number;
   /** Transactions on the chain (dropped ones are gone), oldest first. */
   readonly transactions: readonly SolanaTransferRecord[];
-  /** Every request received, control calls (/__peer/…) excepted. */
-  requests: SolanaPeerRequest[];
   /** The owner's token account for this mint (its associated token account), created now if it does not exist. */
   createTokenAccount(owner: string, mint: string): string;
   /** Lands a transferChecked from fromOwner's token account to toOwner's in the next slot (the slot advances by 1). */
@@ -70,9 +60,6 @@ export interface SolanaPeer {
   advance(n?: number): number;
   /** Takes the transaction away as a fork would; answers whether it was there. */
   drop(signature: string): boolean;
-  /** The next n requests answer this HTTP status with a JSON error. */
-  failNext(n?: number, status?: number): void;
-  close(): Promise<void>;
 }
 
 // ---- base58, ed25519 curve check, program-derived addresses ----
@@ -182,9 +169,6 @@ export async function startSolanaPeer(
   let seq = 0;
   const accounts = new Map<string, TokenAccount>(); // by pubkey
   const txs: Tx[] = [];
-  const requests: SolanaPeerRequest[] = [];
-  let failures = 0;
-  let failStatus = 503;
 
   const statusOf = (s: number): Commitment => (slot >= s + SOLANA_FINALITY_DEPTH ? 'finalized' : slot >= s + 1 ? 'confirmed' : 'processed');
   const visible = (t: Tx, c: Commitment) => RANK[statusOf(t.slot)] >= RANK[c];
@@ -253,10 +237,6 @@ export async function startSolanaPeer(
       if (i < 0) return false;
       txs.splice(i, 1);
       return true;
-    },
-    failNext(n = 1, status = 503) {
-      failures = n;
-      failStatus = status;
     },
   };
 
@@ -604,89 +584,34 @@ export async function startSolanaPeer(
     }
   };
 
-  const controlCall = (name: string, body: unknown): { status: number; body: unknown } => {
-    const args = Array.isArray(body) ? body : [];
-    const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-    try {
-      switch (name) {
-        case 'createTokenAccount':
-          return {
-            status: 200,
-            body: { pubkey: control.createTokenAccount(String(args[0] ?? obj['owner']), String(args[1] ?? obj['mint'])) },
-          };
-        case 'transfer':
-          return { status: 200, body: control.transfer((args[0] ?? obj) as Parameters<typeof control.transfer>[0]) };
-        case 'advance':
-          return { status: 200, body: { slot: control.advance(Number(args[0] ?? obj['n'] ?? 1)) } };
-        case 'drop':
-          return { status: 200, body: { dropped: control.drop(String(args[0] ?? obj['signature'] ?? '')) } };
-        case 'failNext':
-          control.failNext(Number(args[0] ?? obj['n'] ?? 1), Number(args[1] ?? obj['status'] ?? 503));
-          return { status: 200, body: { ok: true } };
-        case 'requests':
-          return { status: 200, body: requests };
-        case 'slot':
-          return { status: 200, body: { slot } };
-        default:
-          return { status: 404, body: { error: `unknown control method ${name}` } };
+  const server = await startPeerServer({
+    host,
+    port: opts.port,
+    control: {
+      createTokenAccount: (args, fields) => ({
+        pubkey: control.createTokenAccount(String(args[0] ?? fields['owner']), String(args[1] ?? fields['mint'])),
+      }),
+      transfer: (args, fields) => control.transfer((args[0] ?? fields) as Parameters<typeof control.transfer>[0]),
+      advance: (args, fields) => ({ slot: control.advance(Number(args[0] ?? fields['n'] ?? 1)) }),
+      drop: (args, fields) => ({ dropped: control.drop(String(args[0] ?? fields['signature'] ?? '')) }),
+      slot: () => ({ slot }),
+    },
+    failure: (status) => ({ status, body: rpcError(null, status, http.STATUS_CODES[status] ?? 'Error') }),
+    answer: ({ method, path, body }, _query, badJson): Answer => {
+      if (method === 'GET' && path === '/health') return { status: 200, body: 'ok' };
+      if (path !== '/') return { status: 404, body: 'Not Found' };
+      if (method !== 'POST') return { status: 405, body: 'Method Not Allowed' };
+      if (badJson || body === undefined) return { status: 200, body: rpcError(null, -32700, 'Parse error') };
+      if (Array.isArray(body)) {
+        if (body.length === 0) return { status: 200, body: rpcError(null, -32600, 'Invalid request') };
+        return { status: 200, body: body.map(handleOne) };
       }
-    } catch (e) {
-      return { status: 400, body: { error: (e as Error).message } };
-    }
-  };
-
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://peer');
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown = undefined;
-      let parseError = false;
-      if (raw.length > 0) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = raw;
-          parseError = true;
-        }
-      }
-      const answer = ((): { status: number; body: unknown } => {
-        const ctl = /^\/__peer\/([A-Za-z]+)$/.exec(url.pathname);
-        if (ctl) return parseError ? { status: 400, body: { error: 'invalid JSON' } } : controlCall(ctl[1]!, body);
-        requests.push({ method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), body });
-        if (failures > 0) {
-          failures--;
-          return { status: failStatus, body: rpcError(null, failStatus, http.STATUS_CODES[failStatus] ?? 'Error') };
-        }
-        if (req.method === 'GET' && url.pathname === '/health') return { status: 200, body: 'ok' };
-        if (url.pathname !== '/') return { status: 404, body: 'Not Found' };
-        if (req.method !== 'POST') return { status: 405, body: 'Method Not Allowed' };
-        if (parseError || body === undefined) return { status: 200, body: rpcError(null, -32700, 'Parse error') };
-        if (Array.isArray(body)) {
-          if (body.length === 0) return { status: 200, body: rpcError(null, -32600, 'Invalid request') };
-          return { status: 200, body: body.map(handleOne) };
-        }
-        return { status: 200, body: handleOne(body) };
-      })();
-      if (typeof answer.body === 'string') {
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
-        res.end(answer.body);
-      } else {
-        res.writeHead(answer.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(answer.body));
-      }
-    });
+      return { status: 200, body: handleOne(body) };
+    },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: opts.port ?? 0, host }, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://${host}:${port}`,
-    port,
+    ...server,
     get slot() {
       return slot;
     },
@@ -703,16 +628,9 @@ export async function startSolanaPeer(
         destination: t.destination,
       }));
     },
-    requests,
     createTokenAccount: control.createTokenAccount,
     transfer: control.transfer,
     advance: control.advance,
     drop: control.drop,
-    failNext: control.failNext,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

@@ -7,8 +7,8 @@
 // control method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { base58Decode, base58Encode } from '../shared/base58.js';
+import { startPeerServer, type Answer, type PeerRequest, type PeerServer } from '../shared/http-peer.js';
 
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
@@ -29,23 +29,12 @@ export interface TronTransfer {
   block_timestamp: number;
 }
 
-export interface TronPeerRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  body: unknown;
-  headers: http.IncomingHttpHeaders;
-}
-
-export interface TronPeer {
-  url: string;
-  port: number;
+/** The peer: its address, the requests it received, failNext and close (shared/http-peer.ts), and its chain. */
+export interface TronPeer extends PeerServer {
   /** The head block number. */
   readonly head: number;
   /** The transfers on the chain (dropped ones are gone), oldest first. */
   readonly transfers: readonly TronTransfer[];
-  /** Every request received, control calls (/__peer/…) excepted. */
-  requests: TronPeerRequest[];
   /** Mines a new block holding this transfer. */
   transfer(t: { contract?: string; from: string; to: string; value: string | number | bigint }): {
     transaction_id: string;
@@ -55,11 +44,8 @@ export interface TronPeer {
   mine(n?: number): number;
   /** Takes the transfer off the chain, as a reorganisation would; answers whether it was there. */
   drop(transaction_id: string): boolean;
-  /** The next n requests (any endpoint but /__peer/…) answer this HTTP status with a JSON error. */
-  failNext(n?: number, status?: number): void;
   /** Timestamp (ms) of a block. */
   blockTimestamp(blockNumber: number): number;
-  close(): Promise<void>;
 }
 
 // ---- base58check TRON addresses ----
@@ -107,11 +93,6 @@ const word = (hex: string) => hex.padStart(64, '0');
 
 // ---- the peer ----
 
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
 class BadRequest extends Error {}
 
 export async function startTronPeer(opts: { port?: number; host?: string; blockIntervalMs?: number } = {}): Promise<TronPeer> {
@@ -121,9 +102,6 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
   const genesisMs = Date.now();
   let head = genesisHeight;
   const transfers: TronTransfer[] = [];
-  const requests: TronPeerRequest[] = [];
-  let failures = 0;
-  let failStatus = 503;
   const blockSalt = randomBytes(8).toString('hex');
 
   const blockTimestamp = (n: number) => genesisMs + (n - genesisHeight) * interval;
@@ -163,15 +141,11 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
       transfers.splice(i, 1);
       return true;
     },
-    failNext(n = 1, status = 503) {
-      failures = n;
-      failStatus = status;
-    },
   };
 
   const tronError = (status: number, error: string): Answer => ({ status, body: { success: false, error, statusCode: status } });
 
-  function trc20History(req: http.IncomingMessage, address: string, query: URLSearchParams): Answer {
+  function trc20History(req: PeerRequest, address: string, query: URLSearchParams): Answer {
     // TronGrid takes query parameters in snake_case or camelCase.
     const q = (name: string) => query.get(name) ?? query.get(name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())) ?? undefined;
     const flag = (name: string) => q(name) === 'true';
@@ -233,7 +207,7 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
       next.set('fingerprint', fingerprint);
       meta['fingerprint'] = fingerprint;
       meta['links'] = {
-        next: `http://${req.headers.host ?? `${host}:${port}`}/v1/accounts/${address}/transactions/trc20?${next.toString()}`,
+        next: `http://${req.headers.host ?? `${host}:${server.port}`}/v1/accounts/${address}/transactions/trc20?${next.toString()}`,
       };
     }
     return {
@@ -302,34 +276,8 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
     };
   }
 
-  function controlCall(name: string, body: unknown): Answer {
-    const args = Array.isArray(body) ? body : [];
-    const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-    try {
-      switch (name) {
-        case 'transfer':
-          return { status: 200, body: control.transfer((args[0] ?? obj) as Parameters<typeof control.transfer>[0]) };
-        case 'mine':
-          return { status: 200, body: { head: control.mine(Number(args[0] ?? obj['n'] ?? 1)) } };
-        case 'drop':
-          return { status: 200, body: { dropped: control.drop(String(args[0] ?? obj['transaction_id'] ?? '')) } };
-        case 'failNext':
-          control.failNext(Number(args[0] ?? obj['n'] ?? 1), Number(args[1] ?? obj['status'] ?? 503));
-          return { status: 200, body: { ok: true } };
-        case 'requests':
-          return { status: 200, body: requests };
-        case 'head':
-          return { status: 200, body: { head, timestamp: blockTimestamp(head) } };
-        default:
-          return { status: 404, body: { error: `unknown control method ${name}` } };
-      }
-    } catch (e) {
-      return { status: 400, body: { error: (e as Error).message } };
-    }
-  }
-
-  function route(req: http.IncomingMessage, path: string, query: URLSearchParams, body: unknown): Answer {
-    const method = req.method ?? 'GET';
+  function route(req: PeerRequest, query: URLSearchParams): Answer {
+    const { method, path, body } = req;
     const history = /^\/v1\/accounts\/([^/]+)\/transactions\/trc20\/?$/.exec(path);
     if (history) {
       if (method !== 'GET') return tronError(405, 'Method Not Allowed');
@@ -350,68 +298,32 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
     }
   }
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://peer');
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown = undefined;
-      let badJson = false;
-      if (raw.length > 0) {
-        try {
-          body = JSON.parse(raw);
-        } catch {
-          body = raw;
-          badJson = true;
-        }
-      }
-      const answer = ((): Answer => {
-        const ctl = /^\/__peer\/([A-Za-z]+)$/.exec(url.pathname);
-        if (ctl) return badJson ? { status: 400, body: { error: 'invalid JSON' } } : controlCall(ctl[1]!, body);
-        requests.push({
-          method: req.method ?? 'GET',
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams),
-          body,
-          headers: req.headers,
-        });
-        if (failures > 0) {
-          failures--;
-          return tronError(failStatus, http.STATUS_CODES[failStatus] ?? 'Error');
-        }
-        if (badJson) return { status: 200, body: { Error: 'class org.json.JSONException : invalid JSON' } };
-        return route(req, url.pathname, url.searchParams, body);
-      })();
-      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(answer.body));
-    });
+  const server = await startPeerServer({
+    host,
+    port: opts.port,
+    jsonType: 'application/json; charset=utf-8',
+    control: {
+      transfer: (args, fields) => control.transfer((args[0] ?? fields) as Parameters<typeof control.transfer>[0]),
+      mine: (args, fields) => ({ head: control.mine(Number(args[0] ?? fields['n'] ?? 1)) }),
+      drop: (args, fields) => ({ dropped: control.drop(String(args[0] ?? fields['transaction_id'] ?? '')) }),
+      head: () => ({ head, timestamp: blockTimestamp(head) }),
+    },
+    failure: (status) => tronError(status, http.STATUS_CODES[status] ?? 'Error'),
+    answer: (req, query, badJson) =>
+      badJson ? { status: 200, body: { Error: 'class org.json.JSONException : invalid JSON' } } : route(req, query),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: opts.port ?? 0, host }, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
 
   return {
-    url: `http://${host}:${port}`,
-    port,
+    ...server,
     get head() {
       return head;
     },
     get transfers() {
       return transfers;
     },
-    requests,
     transfer: control.transfer,
     mine: control.mine,
     drop: control.drop,
-    failNext: control.failNext,
     blockTimestamp,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }
