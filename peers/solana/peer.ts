@@ -7,7 +7,8 @@
 // instruction in that transaction as on the real chain; payers are funded implicitly so transfers never fail.
 // Tests move the chain by hand: transfer() lands a transaction in the next slot, advance() moves the slot,
 // drop() takes a transaction away as a fork would, failNext() makes the next requests fail. Each control
-// method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes.
+// method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes and for
+// `npm run solana-peer` (main.ts), which runs the peer on its own.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { base58Decode, base58Encode } from '../shared/base58.js';

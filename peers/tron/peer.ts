@@ -4,7 +4,8 @@
 // wallet(solidity)/gettransactioninfobyid. A transfer is confirmed (solidified) once the head is 19 blocks
 // past it. Tests move the chain by hand: a transfer mines a block holding it, mine() adds empty blocks,
 // drop() takes a transfer away as a reorganisation would, failNext() makes the next requests fail. Each
-// control method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes.
+// control method is also reachable over HTTP as POST /__peer/<name> with a JSON body, for other processes
+// and for `npm run tron-peer` (main.ts), which runs the peer on its own.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { base58Decode, base58Encode } from '../shared/base58.js';
