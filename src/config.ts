@@ -43,6 +43,7 @@ const EnvSchema = Type.Object({
   COWRIE_MPESA_PASSKEY: Type.Optional(Type.String({ minLength: 1 })),
   COWRIE_MPESA_CALLBACK_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+/?$' })),
   COWRIE_MPESA_QUERY_AFTER_S: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
+  COWRIE_PASSWORD_HASH_COST: Type.Integer({ default: 15, minimum: 10, maximum: 20 }),
   COWRIE_CHAIN_POLL_MS: Type.Integer({ default: 2000, minimum: 50, maximum: 600_000 }),
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
@@ -140,6 +141,8 @@ export interface Config {
   readonly pendingSettlementDays: number;
   /** The export ceiling of CSV reports (rows). */
   readonly reportMaxRows: number;
+  /** scrypt's cost for console passwords and PINs, as a power of two (N = 2^cost); lowered by tests only. */
+  readonly passwordHashCost: number;
   /** DECISIONS "Operating it at scale". */
   readonly role: Role;
   /** Processes `cowrie serve` starts on this machine (node:cluster when more than one). */
@@ -255,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     newMerchantDays: c.COWRIE_NEW_MERCHANT_DAYS,
     pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
+    passwordHashCost: c.COWRIE_PASSWORD_HASH_COST,
     role: c.COWRIE_ROLE,
     processes: c.COWRIE_PROCESSES,
     shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,

@@ -80,7 +80,10 @@ export async function startCowrie(
   try {
     if (!opts.skipMigrations) await migrateToLatest(database);
     await database.fill();
-    const demo = opts.seedDemo === false ? null : await seedDemo(database.db, clock, `${new URL(config.sandboxUrl).origin}/console`);
+    const demo =
+      opts.seedDemo === false
+        ? null
+        : await seedDemo(database.db, clock, `${new URL(config.sandboxUrl).origin}/console`, config.passwordHashCost);
     setMetricsEnabled(config.metricsPort !== 0);
     if (config.metricsPort !== 0) {
       setQueueDepthSource(() => countPendingDeliveries(database.db));
@@ -171,10 +174,10 @@ export type DemoSeed = CreatedMerchant & { console: { url: string; email: string
 export const DEMO_OWNER_EMAIL = 'owner@demo.cowrie.local';
 
 /** The demo merchant and its console owner, on a first start (an empty database); null otherwise. */
-export async function seedDemo(db: Database['db'], clock: Clock, consoleUrl = ''): Promise<DemoSeed | null> {
+export async function seedDemo(db: Database['db'], clock: Clock, consoleUrl = '', hashCost?: number): Promise<DemoSeed | null> {
   const demo = await seedDemoMerchant(db, clock);
   if (!demo) return null;
-  const owner = await createConsoleUser(db, clock, demo.merchant.id, DEMO_OWNER_EMAIL, 'owner');
+  const owner = await createConsoleUser(db, clock, demo.merchant.id, DEMO_OWNER_EMAIL, 'owner', hashCost);
   return { ...demo, console: { url: consoleUrl, email: owner.user.email, password: owner.password } };
 }
 

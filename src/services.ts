@@ -135,6 +135,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     console: new ConsoleAuth({
       db,
       clock: clocks.base,
+      hashCost: config.passwordHashCost,
       loginLimiter: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
     }),
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),

@@ -70,7 +70,7 @@ async function primary(config: Config, io: ServeIo): Promise<number> {
   const database = openDatabase(config.databaseUrl, { poolSize: 2 });
   try {
     await migrateToLatest(database);
-    const demo = await seedDemo(database.db, systemClock, `${new URL(config.sandboxUrl).origin}/console`);
+    const demo = await seedDemo(database.db, systemClock, `${new URL(config.sandboxUrl).origin}/console`, config.passwordHashCost);
     if (demo) {
       if (io.json) io.out(`${JSON.stringify({ demo_merchant: demo })}\n`);
       else printDemoBanner(demo, config, io.out);

@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { findMerchant } from '../merchants/index.js';
 import * as repo from './console.repo.js';
-import { generatePassword, hashSecret, verifySecret } from './passwords.js';
+import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifyNobody, verifySecret } from './passwords.js';
 
 export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonly ConsoleRole[];
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -79,6 +79,7 @@ export async function createConsoleUser(
   merchantId: string,
   emailText: string,
   role: string,
+  hashCost = DEFAULT_HASH_COST,
 ): Promise<{ user: ConsoleUserRow; password: string }> {
   if (!(ROLES as readonly string[]).includes(role)) {
     throw new AppError('parameter_invalid', `Invalid role: choose ${ROLES.join(', ')}.`, { param: 'role' });
@@ -96,7 +97,7 @@ export async function createConsoleUser(
     merchant_id: merchantId,
     email,
     role: role as ConsoleRole,
-    password_hash: await hashSecret(password),
+    password_hash: await hashSecret(password, hashCost),
     totp_secret: null,
     totp_pending: null,
     failed_logins: 0,
@@ -120,7 +121,7 @@ export async function createConsoleUser(
 }
 
 export class ConsoleAuth {
-  constructor(private readonly deps: { db: Db; clock: Clock; loginLimiter: WindowLimiter }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; loginLimiter: WindowLimiter; hashCost: number }) {}
 
   private now(): number {
     return this.deps.clock.nowMs();
@@ -128,7 +129,7 @@ export class ConsoleAuth {
 
   /** A new user with a generated password (shown once). */
   async createUser(merchantId: string, emailText: string, role: string): Promise<{ user: ConsoleUserRow; password: string }> {
-    return createConsoleUser(this.deps.db, this.deps.clock, merchantId, emailText, role);
+    return createConsoleUser(this.deps.db, this.deps.clock, merchantId, emailText, role, this.deps.hashCost);
   }
 
   /** A new generated password (shown once); signs the user out everywhere and lifts a lock. */
@@ -136,7 +137,7 @@ export class ConsoleAuth {
     const user = await repo.findUserByEmail(this.deps.db, normalizeEmail(emailText));
     if (!user) throw new AppError('resource_missing', `No console user with the email ${emailText.trim()}.`, { param: 'email' });
     const password = generatePassword();
-    await repo.setPassword(this.deps.db, user.id, await hashSecret(password), this.now());
+    await repo.setPassword(this.deps.db, user.id, await hashSecret(password, this.deps.hashCost), this.now());
     await repo.deleteSessionsOf(this.deps.db, user.id);
     await this.audit(user.merchant_id, null, 'operator', 'user.password_reset', user.id, null, null);
     return { user: (await repo.findUser(this.deps.db, user.id))!, password };
@@ -158,7 +159,7 @@ export class ConsoleAuth {
     const now = this.now();
     if (!user) {
       // The same work and answer as a wrong password, so that which emails exist does not show.
-      await verifySecret(input.password, 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+      await verifyNobody(input.password, this.deps.hashCost);
       throw wrong;
     }
     if (user.locked_until !== null && user.locked_until > now) {
@@ -234,7 +235,7 @@ export class ConsoleAuth {
     if (next.length < MIN_PASSWORD_LENGTH || next.length > 200) {
       throw new ConsoleError(400, `Choose a new password of ${MIN_PASSWORD_LENGTH} to 200 characters.`);
     }
-    await repo.setPassword(this.deps.db, user.id, await hashSecret(next), this.now());
+    await repo.setPassword(this.deps.db, user.id, await hashSecret(next, this.deps.hashCost), this.now());
     await repo.deleteSessionsOf(this.deps.db, user.id, session.id);
     await this.audit(user.merchant_id, session.user, user.email, 'user.password_changed', user.id, null, ip);
   }
@@ -275,7 +276,7 @@ export class ConsoleAuth {
     if (!(await verifySecret(password, user.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
     if (!/^[0-9]{6}$/.test(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
     const had = await this.hasPin(user.merchant_id);
-    await repo.setPin(this.deps.db, user.merchant_id, await hashSecret(pin));
+    await repo.setPin(this.deps.db, user.merchant_id, await hashSecret(pin, this.deps.hashCost));
     await this.audit(user.merchant_id, session.user, user.email, had ? 'pin.changed' : 'pin.set', user.merchant_id, null, ip);
   }
 

@@ -1,9 +1,11 @@
 // Console passwords and transaction PINs: scrypt, the memory-hard key derivation built into Node.js
 // (OpenSSL's), with a random salt per hash; compared in constant time. The stored form names its
-// parameters (`scrypt$N$r$p$salt$hash`), so they can be raised later without breaking existing hashes.
+// parameters (`scrypt$N$r$p$salt$hash`), so they can be raised later without breaking existing hashes. The
+// cost (N as a power of two) is the operator's COWRIE_PASSWORD_HASH_COST: 15 by default, lowered in tests.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const N = 2 ** 15;
+/** The default cost: N = 2^15 (32 MiB of memory, tens of milliseconds a hash). */
+export const DEFAULT_HASH_COST = 15;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -16,10 +18,19 @@ function scrypt(secret: string, salt: Buffer, opts: ScryptOptions): Promise<Buff
   );
 }
 
-export async function hashSecret(secret: string): Promise<string> {
+export async function hashSecret(secret: string, cost = DEFAULT_HASH_COST): Promise<string> {
+  const N = 2 ** cost;
   const salt = randomBytes(16);
   const key = await scrypt(secret, salt, { N, r: R, p: P });
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/**
+ * The work of one verification of a user that does not exist, so that an unknown email takes as long as a
+ * wrong password (hashes made at this cost).
+ */
+export async function verifyNobody(secret: string, cost = DEFAULT_HASH_COST): Promise<void> {
+  await scrypt(secret, Buffer.alloc(16), { N: 2 ** cost, r: R, p: P });
 }
 
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
