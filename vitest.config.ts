@@ -1,8 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // The suite runs once per engine: always on SQLite files, and on PostgreSQL when
-// COWRIE_TEST_DATABASE_URL names a server (each test file gets a fresh database, dropped afterwards).
+// COWRIE_TEST_DATABASE_URL names a server (each test file gets a database of its own, cloned from a migrated
+// template that test/global-setup.ts makes once, and dropped afterwards).
 const pgUrl = process.env['COWRIE_TEST_DATABASE_URL'];
 if (!pgUrl && !process.env['VITEST_WORKER_ID']) {
   process.stdout.write('\nPostgreSQL suite SKIPPED: set COWRIE_TEST_DATABASE_URL=postgres://… to run every test on PostgreSQL too.\n\n');
@@ -10,15 +12,27 @@ if (!pgUrl && !process.env['VITEST_WORKER_ID']) {
 
 const shared = {
   include: ['test/**/*.test.ts'],
+  globalSetup: ['test/global-setup.ts'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
 };
 
+// Files run side by side: each has databases, ports and servers of its own, and most of a file's time is
+// spent waiting on sockets, timers and the database rather than on the CPU, so more files than cores keep
+// the cores busy. COWRIE_TEST_WORKERS overrides it.
+const workers = Number(process.env['COWRIE_TEST_WORKERS'] ?? Math.max(2, availableParallelism() * 2));
+
 export default defineConfig({
-  // Tests use the SDK's source, not the dist/ that `npm install` built from it.
-  resolve: { alias: { '@cowrie/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) } },
+  // Tests, and the server's own commands run in-process (`#sdk`), use the SDK's source, not its dist/.
+  resolve: {
+    alias: {
+      '@cowrie/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),
+      '#sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     reporters: ['default'],
+    maxWorkers: workers,
     projects: [
       { extends: true as const, test: { ...shared, name: 'sqlite', env: { COWRIE_TEST_ENGINE: 'sqlite' } } },
       ...(pgUrl ? [{ extends: true as const, test: { ...shared, name: 'postgres', env: { COWRIE_TEST_ENGINE: 'postgres' } } }] : []),

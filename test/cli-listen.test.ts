@@ -10,7 +10,7 @@ import { Cowrie, constructEvent } from '@cowrie/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, createTestDatabase, type TestDatabase } from './helpers/harness.js';
-import { spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { SERVER_MAIN, spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,7 +50,7 @@ function cowrieHere(args: string[], env: Record<string, string> = {}): Running {
 function cowrie(args: string[], env: Record<string, string> = {}): Command {
   const clean: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COWRIE_')) clean[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [SERVER_MAIN, ...args], {
     cwd: ROOT,
     env: { ...clean, ...env },
     stdio: 'pipe',

@@ -62,7 +62,7 @@ describe(`first start of the server process (${ENGINE})`, () => {
     let db: TestDatabase;
     let demoKey: string;
     beforeAll(async () => {
-      db = await createTestDatabase();
+      db = await createTestDatabase({ empty: true });
       databases.push(db);
     });
 
@@ -132,7 +132,7 @@ describe(`first start of the server process (${ENGINE})`, () => {
   });
 
   it('two processes starting together on an empty database make exactly one demo merchant', async () => {
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     databases.push(db);
     const [a, b] = await Promise.all([startServer(db.url), startServer(db.url)]);
     await Promise.all([a!.ready, b!.ready]);
@@ -155,7 +155,7 @@ describe(`first start of the server process (${ENGINE})`, () => {
   it('seeding from many connections at the same moment makes exactly one demo merchant', async () => {
     // Deterministic companion of the test above: the seeding calls overlap for certain. PostgreSQL gets one
     // pool per caller, as separate processes would have; SQLite shares one connection, as a process does.
-    const db = await createTestDatabase();
+    const db = await createTestDatabase({ empty: true });
     databases.push(db);
     const N = 6;
     const handles: Database[] = ENGINE === 'postgres' ? Array.from({ length: N }, () => openDatabase(db.url)) : [openDatabase(db.url)];

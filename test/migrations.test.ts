@@ -1,6 +1,8 @@
 // `cowrie migrate`: applies every migration once, in order, on the engine under test; a second run
 // applies nothing; several processes migrating one fresh database at once apply each migration once.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Kysely } from 'kysely';
@@ -92,7 +94,7 @@ async function recordedMigrations(url: string): Promise<string[]> {
 describe(`migrations (${ENGINE})`, () => {
   const databases: TestDatabase[] = [];
   const fresh = async () => {
-    const d = await createTestDatabase();
+    const d = await createTestDatabase({ empty: true });
     databases.push(d);
     return d.url;
   };
@@ -220,8 +222,8 @@ describe(`migrations (${ENGINE})`, () => {
     const N = 3;
     const moduleUrl = (p: string) => JSON.stringify(pathToFileURL(join(ROOT, p)).href);
     const script = `
-      const { openDatabase } = await import(${moduleUrl('src/db/database.ts')});
-      const { migrateToLatest } = await import(${moduleUrl('src/db/migrate.ts')});
+      const { openDatabase } = await import(${moduleUrl('dist/db/database.js')});
+      const { migrateToLatest } = await import(${moduleUrl('dist/db/migrate.js')});
       process.stdin.once('data', async () => {
         process.stdin.destroy();
         try {
@@ -239,8 +241,11 @@ describe(`migrations (${ENGINE})`, () => {
       process.stdout.write('ready\\n');
     `;
     const env: NodeJS.ProcessEnv = { ...process.env, COWRIE_DATABASE_URL: url };
+    // A file, not `-e`: the database's threads inherit the process's options, and `--input-type` is refused there.
+    const scriptFile = join(mkdtempSync(join(tmpdir(), 'cowrie-migrate-')), 'migrate.mjs');
+    writeFileSync(scriptFile, script);
     const children = Array.from({ length: N }, () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      const child = spawn(process.execPath, [scriptFile], {
         cwd: ROOT,
         env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -9,6 +9,8 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createKey, createMerchant, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
+import { SERVER_MAIN } from './helpers/server-process.js';
+import { TEST_SERVER_ENV } from './helpers/test-env.js';
 
 type Env = 'test' | 'live';
 
@@ -157,10 +159,11 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
   const procs: Array<{ child: ChildProcess; base: string; output: string[] }> = [];
 
   async function spawnServer(url: string): Promise<{ child: ChildProcess; base: string; output: string[] }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,
+        ...TEST_SERVER_ENV,
         COWRIE_DATABASE_URL: url,
         COWRIE_HOST: '127.0.0.1',
         // Port 0: each listener takes a free port of its own, read back from the 'listening' log lines.

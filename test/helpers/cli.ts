@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { type Clock } from '../../src/shared/clock.js';
 import { type TestDatabase } from './harness.js';
+import { TEST_SERVER_ENV } from './test-env.js';
 
 export interface CliResult {
   code: number;
@@ -68,7 +69,7 @@ export function cliRunner(database: () => TestDatabase, printedKeys: string[]) {
       err: (s) => {
         err += s;
       },
-      env: { COWRIE_DATABASE_URL: database().url },
+      env: { ...TEST_SERVER_ENV, COWRIE_DATABASE_URL: database().url },
     });
     for (const m of out.matchAll(/cwk_(?:test|live)_(?:sk|rk|pk)_[0-9A-Za-z]+/g)) printedKeys.push(m[0]);
     return { code, out, err };

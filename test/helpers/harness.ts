@@ -1,10 +1,12 @@
 // Test harness: a real server (both listeners on ephemeral ports) over a fresh database of the engine
-// under test — a new SQLite file, or a new PostgreSQL database dropped afterwards.
-import { mkdtempSync, rmSync } from 'node:fs';
+// under test — a new SQLite file, or a new PostgreSQL database dropped afterwards, each cloned from a migrated
+// template.
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -14,6 +16,7 @@ import type { IssuedKey } from '../../src/modules/keys/index.js';
 import { randomBase62 } from '../../src/shared/ids.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { LiveStandInRail } from './live-rail.js';
+import { TEST_SERVER_ENV } from './test-env.js';
 import { logMixin } from '../../src/shared/log-context.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -24,30 +27,41 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database of the engine under test. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database of the engine under test, of its own (drop() removes it). By default a clone of the
+ * migrated template that test/global-setup.ts made once per run (a file copy on SQLite, `CREATE DATABASE …
+ * TEMPLATE` on PostgreSQL); `{ empty: true }` for a database no migration has touched.
+ */
+export async function createTestDatabase(opts: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const template = opts.empty ? null : inject('migratedTemplate');
   if (ENGINE === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'cowrie-test-'));
-    return { url: `sqlite:${join(dir, 'cowrie.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const path = join(dir, 'cowrie.db');
+    if (template) {
+      const from = template.slice('sqlite:'.length);
+      copyFileSync(from, path);
+      if (existsSync(`${from}-wal`)) copyFileSync(`${from}-wal`, `${path}-wal`);
+    }
+    return { url: `sqlite:${path}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const admin = process.env['COWRIE_TEST_DATABASE_URL'];
   if (!admin) throw new Error('COWRIE_TEST_DATABASE_URL is not set');
   const name = `cowrie_t_${randomBase62(12).toLowerCase()}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
+  const templateName = template ? new URL(template).pathname.slice(1) : null;
+  await adminQuery(admin, templateName ? `CREATE DATABASE ${name} TEMPLATE ${templateName}` : `CREATE DATABASE ${name}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return { url: url.toString(), drop: () => adminQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function adminQuery(admin: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 export interface ApiResponse<T = any> {
@@ -102,6 +116,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     COWRIE_RATE_LIMIT_LIVE: '100000',
     COWRIE_RATE_LIMIT_TEST: '100000',
     COWRIE_METRICS_PORT: '0',
+    ...TEST_SERVER_ENV,
     ...opts.env,
   });
   const logs: Array<Record<string, unknown>> = [];

@@ -1,28 +1,42 @@
-// The real server as a child process (`node --import tsx src/cli/main.ts serve`), for tests that kill it.
+// The real server as a child process (`node dist/cli/main.js serve`: the compiled server, which
+// test/global-setup.ts builds before any test runs), for tests that kill it or run several processes.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_SERVER_ENV } from './test-env.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The compiled command line (`cowrie`), run as a child process: `node SERVER_MAIN serve`, `node SERVER_MAIN listen …`. */
+export const SERVER_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 
+// Ports for servers that a test starts on a port it chose (a child process, a restart on the same
+// address): each Vitest worker has its own block below the kernel's ephemeral range (32768 and up), so
+// neither another file running beside it nor a port-0 listener or an outgoing connection can take a port
+// between its check here and the server's bind, or while a server restarts on it.
+const PORT_BLOCK = 400;
+const PORT_BASE = 20_000 + ((Number(process.env['VITEST_POOL_ID'] ?? 1) - 1) % 30) * PORT_BLOCK;
+let nextPort = 0;
+
+async function bindable(port: number): Promise<boolean> {
+  const probe = createServer();
+  const ok = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (ok) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return ok;
+}
+
+/** `n` free ports of this worker's block, each handed out once per round of the block. */
 export async function freePorts(n: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    const ports: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const s = createServer();
-      servers.push(s);
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(0, '127.0.0.1', () => resolve());
-      });
-      ports.push((s.address() as AddressInfo).port);
-    }
-    return ports;
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  const ports: number[] = [];
+  for (let tried = 0; ports.length < n; tried++) {
+    if (tried >= PORT_BLOCK) throw new Error(`no free port left in ${PORT_BASE}-${PORT_BASE + PORT_BLOCK - 1}`);
+    const port = PORT_BASE + (nextPort++ % PORT_BLOCK);
+    if (await bindable(port)) ports.push(port);
   }
+  return ports;
 }
 
 export interface ServerProcess {
@@ -51,9 +65,10 @@ export async function spawnServer(databaseUrl: string, extraEnv: Record<string, 
     COWRIE_SANDBOX_PORT: String(sandboxPort),
     COWRIE_RATE_LIMIT_TEST: '100000',
     COWRIE_METRICS_PORT: '0',
+    ...TEST_SERVER_ENV,
     ...extraEnv,
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: 'pipe' });
+  const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], { cwd: ROOT, env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8');
