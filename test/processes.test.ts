@@ -156,26 +156,28 @@ describe.skipIf(ENGINE !== 'postgres').each(TOPOLOGIES)('$name on one PostgreSQL
     const latest = await call(0, 'GET', '/events?limit=1');
     let after: string = latest.json.data[0]?.id;
     const seen: string[] = [];
-    let writing = true;
     const writers = ports.map(async (_, w) => {
       for (let i = 0; i < 30; i++)
         await call(w, 'POST', '/payment-intents', { amount: '1.00', currency: 'USD', merchant_reference: `feed-${w}` });
     });
+    let expected = null as Set<string> | null;
     const reader = (async () => {
-      // Follows the feed until the writers are done and one more read finds nothing new.
+      // Follows the feed until it has shown every event the writers made (known once they are done), then
+      // reads once more to see nothing new. An event shows once every writing transaction older than it has
+      // finished, anywhere on the PostgreSQL server, so the last ones may come a little after the writes.
+      const deadline = Date.now() + 30_000;
       for (;;) {
-        const done = !writing;
         const page = await call(seen.length, 'GET', `/events?limit=100${after ? `&after=${after}` : ''}`);
         expect(page.status).toBe(200);
         for (const e of page.json.data) seen.push(e.id);
         if (page.json.data.length > 0) after = page.json.data.at(-1).id;
-        if (done && page.json.data.length === 0) return;
+        const all = expected;
+        if (all && page.json.data.length === 0 && [...all].every((id) => seen.includes(id))) return;
+        expect(Date.now(), `the feed showed ${seen.length} events of ${all?.size ?? '?'}`).toBeLessThan(deadline);
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
     await Promise.all(writers);
-    writing = false;
-    await reader;
     const written = await check.db
       .selectFrom('events')
       .innerJoin('payment_intents', 'payment_intents.id', 'events.payment_intent_id')
@@ -186,6 +188,8 @@ describe.skipIf(ENGINE !== 'postgres').each(TOPOLOGIES)('$name on one PostgreSQL
         ports.map((_, w) => `feed-${w}`),
       )
       .execute();
+    expected = new Set(written.map((e) => e.id));
+    await reader;
     expect(written).toHaveLength(30 * ports.length);
     expect(new Set(seen).size).toBe(seen.length);
     for (const e of written) expect(seen).toContain(e.id);
