@@ -212,6 +212,22 @@ describe(`docs and OpenAPI operations (${ENGINE})`, () => {
     });
   });
 
+  describe('/docs/sdk', () => {
+    it('serves the SDK README, and every same-origin link of /docs and /docs/sdk answers 200', async () => {
+      const sdk = await s.call('test', 'GET', '/docs/sdk');
+      expect(sdk.status).toBe(200);
+      expect(sdk.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(sdk.text).toContain('@cowrie/sdk');
+      expect(sdk.text).toContain('constructEvent');
+      expect(docs.html).toMatch(/<a href="\/docs\/sdk">/);
+      for (const html of [docs.html, sdk.text]) {
+        const paths = new Set([...html.matchAll(/\shref="(\/[^"#]*)/g)].map((m) => m[1]!));
+        expect(paths.size).toBeGreaterThan(1);
+        for (const path of paths) expect((await s.call('test', 'GET', path)).status, path).toBe(200);
+      }
+    });
+  });
+
   describe('/docs/errors', () => {
     it('keeps one row per error code with its id, inside a main landmark and a named scroll box', async () => {
       const r = await s.call('test', 'GET', '/docs/errors');

@@ -2,7 +2,7 @@
 // `cowrie listen` follows the event feed from the moment it starts and forwards each new event to a local
 // URL, signed as a webhook delivery with a listen secret; `cowrie trigger` fires a sample sandbox event.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuthenticationError, ConnectionError, Cowrie, CowrieError, PermissionError, generateHeaders, type Event } from '@cowrie/sdk';
+import { AuthenticationError, ConnectionError, Cowrie, CowrieError, PermissionError, generateHeaders, type Event } from '#sdk';
 import { EVENT_TYPES, type EventType } from '../modules/events/index.js';
 import { SECRET_PREFIX } from '../modules/webhooks/index.js';
 import { randomBase62 } from '../shared/ids.js';

@@ -1,5 +1,5 @@
 // Human documentation served by the server itself: /docs (the API reference, with contents, heading
-// anchors and a search box), /docs/errors (every error code, each `docs_url` lands on its entry), /docs/api
+// anchors and a search box), /docs/sdk (the SDK's README, rendered the same way), /docs/errors (every error code, each `docs_url` lands on its entry), /docs/api
 // (the OpenAPI document rendered by Redoc), the pages' scripts and style sheets under /docs/, and
 // /v1/openapi.json.
 import { readFileSync } from 'node:fs';
@@ -76,11 +76,24 @@ ${ref.sections}
   );
 }
 
+/**
+ * The Markdown files link each other by their paths in the repository (right on GitHub); served, each is a
+ * page of its own: the SDK's README at /docs/sdk, the project's README and the reference at /docs.
+ */
+function servedLinks(markdown: string): string {
+  return markdown
+    .replaceAll('](../packages/sdk/README.md)', '](/docs/sdk)')
+    .replaceAll('](../../README.md)', '](/docs)')
+    .replaceAll('](../README.md)', '](/docs)');
+}
+
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
   // Both pages are rendered on first request (marked is loaded only then).
   let errors: string | null = null;
   const referencePath = new URL('../../../docs/api-reference.md', import.meta.url);
+  const sdkReadmePath = new URL('../../../packages/sdk/README.md', import.meta.url);
   let reference: string | null = null;
+  let sdk: string | null = null;
   const files = serveAssets(app, 'docs', '/docs', ['docs.js', 'docs.css', 'api.js', 'api.css']);
   const assets: DocsAssets = { script: files['docs.js']!, style: files['docs.css']! };
   const api = apiPage({ redoc: serveRedoc(app), script: files['api.js']!, style: files['api.css']! });
@@ -92,8 +105,12 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
     reply.headers(html).send((errors ??= await errorsPage(assets))),
   );
   app.get('/docs', { config: { access: 'public' }, schema: hide }, async (_req, reply) => {
-    reference ??= await referencePage(assets, readFileSync(referencePath, 'utf8'));
+    reference ??= await referencePage(assets, servedLinks(readFileSync(referencePath, 'utf8')));
     return reply.headers(html).send(reference);
+  });
+  app.get('/docs/sdk', { config: { access: 'public' }, schema: hide }, async (_req, reply) => {
+    sdk ??= await referencePage(assets, servedLinks(readFileSync(sdkReadmePath, 'utf8')));
+    return reply.headers(html).send(sdk);
   });
   app.get('/docs/api', { config: { access: 'public' }, schema: hide }, async (_req, reply) =>
     reply.headers({ ...html, 'content-security-policy': API_PAGE_CSP }).send(api),
