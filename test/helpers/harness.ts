@@ -33,6 +33,8 @@ export interface TestDatabase {
  * TEMPLATE` on PostgreSQL); `{ empty: true }` for a database no migration has touched.
  */
 export async function createTestDatabase(opts: { empty?: boolean } = {}): Promise<TestDatabase> {
+  // Files share a worker's modules (vitest.config.ts): a worker never serves both projects, which this checks.
+  if ((process.env['COWRIE_TEST_ENGINE'] ?? 'sqlite') !== ENGINE) throw new Error(`a ${ENGINE} worker runs a file of another engine`);
   const template = opts.empty ? null : inject('migratedTemplate');
   if (ENGINE === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'cowrie-test-'));
