@@ -1,4 +1,4 @@
-// Architecture rules of src/, checked by `npm run lint` (dependency-cruiser): runtime imports only.
+// Architecture rules of src/, checked by `npm run lint` (dependency-cruiser), type imports counted too.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -19,9 +19,26 @@ module.exports = {
     {
       name: 'outside-through-index',
       severity: 'error',
-      comment: 'Code outside the modules uses a module only through its index.ts.',
-      from: { path: '^src/', pathNot: '^src/modules/' },
+      comment:
+        'Code outside the modules uses a module only through its index.ts; the app (src/app.ts) registers each ' +
+        "module's HTTP routes from its *.routes.ts, which no index exports (so no import of a module's domain " +
+        'API ever reaches HTTP code).',
+      from: { path: '^src/', pathNot: '^src/(modules/|app\\.ts$)' },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'app-through-index-or-routes',
+      severity: 'error',
+      comment: 'The app imports a module through its index.ts, or the routes it registers.',
+      from: { path: '^src/app\\.ts$' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/[^/]+/index\\.ts$', '\\.routes\\.ts$'] },
+    },
+    {
+      name: 'index-exports-no-routes',
+      severity: 'error',
+      comment: "A module's index.ts exports its domain API, never its HTTP routes.",
+      from: { path: '^src/modules/[^/]+/index\\.ts$' },
+      to: { path: '\\.routes\\.ts$' },
     },
     {
       name: 'shared-knows-nothing',
@@ -62,7 +79,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     includeOnly: '^(src|peers)/',
-    tsPreCompilationDeps: false,
+    tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
   },

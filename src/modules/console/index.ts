@@ -1,4 +1,3 @@
-export { consoleRoutes, SESSION_COOKIE } from './console.routes.js';
 export {
   ConsoleAuth,
   createConsoleUser,

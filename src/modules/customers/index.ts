@@ -1,3 +1,2 @@
-export { customerRoutes } from './customers.routes.js';
 export { CustomerRecord, customerView, type Customer, type CustomerInput } from './customer.schema.js';
 export { CustomerService } from './customers.service.js';

@@ -1,3 +1,2 @@
 export { EVENT_TYPES, EventSchema, type EventPayload, type EventType } from './event.schema.js';
-export { addEvents, recordEvent, recordEvents, redeliverEvent, type RecordEventInput } from './events.service.js';
-export { DELIVERY_CHANNEL } from './events.repo.js';
+export { addEvents, recordEvent, recordEvents, type RecordEventInput } from './events.service.js';

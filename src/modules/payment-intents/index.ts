@@ -1,4 +1,3 @@
-export { paymentIntentRoutes, PaymentIntentResponse } from './payment-intents.routes.js';
 export {
   INTENT_STATUSES,
   PaymentIntentRecord,

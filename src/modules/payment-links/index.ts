@@ -1,4 +1,3 @@
-export { paymentLinkRoutes, PaymentLinkResponse } from './payment-links.routes.js';
 export {
   LINK_STATUSES,
   PaymentLinkRecord,

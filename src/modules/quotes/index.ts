@@ -1,3 +1,2 @@
-export { quoteRoutes } from './quotes.routes.js';
 export { QuoteBody, QuoteRecord, quoteView, type Quote, type QuoteInput } from './quote.schema.js';
 export { QuoteService, QUOTE_LOCK_MS } from './quotes.service.js';

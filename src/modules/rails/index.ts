@@ -20,10 +20,8 @@ export {
 } from './payment-details.js';
 export { sandboxDepositAddress } from './wallet-addresses.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
-export { walletDepositRoutes } from './wallet-deposits.routes.js';
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
-export { mpesaCallbackRoutes } from './mpesa/mpesa.routes.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
 export { ChainRail, type ChainRailNetwork } from './chain/chain-rail.js';

@@ -1,3 +1,2 @@
-export { refundRoutes } from './refunds.routes.js';
 export { REFUND_STATUSES, RefundRecord, refundView, type Refund } from './refund.schema.js';
 export { RefundService, type RefundServiceDeps } from './refunds.service.js';

@@ -1,3 +1,2 @@
-export { sandboxRoutes } from './sandbox.routes.js';
 export { advanceSandboxClock, simulatePayment, type SandboxDeps, type SimulateInput } from './sandbox.service.js';
 export { triggerSampleEvent } from './trigger.service.js';

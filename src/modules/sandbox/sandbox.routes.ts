@@ -5,14 +5,16 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
 import { errorResponses } from '../../http/openapi.js';
-import { IdParams, metaProperties } from '../../http/schemas.js';
+import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
 import { requireAuth, type RequestScope } from '../../http/scope.js';
 import { isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { DecimalString, StringEnum } from '../../shared/schema.js';
-import { FAILURE_CODES, PAYMENT_METHODS, PAYMENT_OUTCOMES, PaymentIntentResponse } from '../payment-intents/index.js';
+import { FAILURE_CODES, PAYMENT_METHODS, PAYMENT_OUTCOMES, paymentIntentProperties } from '../payment-intents/index.js';
 import { triggerRoutes } from './trigger.routes.js';
 import { advanceSandboxClock, simulatePayment, type SandboxDeps } from './sandbox.service.js';
+
+const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
 
 function requireSandbox(request: FastifyRequest): RequestScope {
   const scope = requireAuth(request);

@@ -1,4 +1,3 @@
-export { settlementRoutes } from './settlements.routes.js';
 export { SETTLEMENT_STATUSES, SettlementRecord, settlementView, type Settlement, type SettlementStatus } from './settlement.schema.js';
 export {
   creditDuplicatePayment,

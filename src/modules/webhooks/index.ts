@@ -1,13 +1,3 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { endpointRoutes } from './endpoints.routes.js';
-import { webhookEventRoutes } from './webhook-events.routes.js';
-import type { WebhookService } from './webhooks.service.js';
-
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
-  await app.register(endpointRoutes, { webhooks });
-  await app.register(webhookEventRoutes, { webhooks });
-};
-
 export { WebhookService, MAX_ENDPOINTS, type WebhookServiceDeps } from './webhooks.service.js';
 export { WebhookEndpointRecord, WebhookEventRecord, type WebhookEndpoint, type WebhookEvent } from './webhook.schema.js';
 export {
@@ -22,3 +12,4 @@ export { deliveryHeaders, serviceSignature, standardSignature, SECRET_PREFIX } f
 export { MAX_ATTEMPTS, RETRY_WAITS_MS, retryDelayMs, parseRetryAfter } from './retry-schedule.js';
 export { WebhookSender } from './sender.js';
 export { isPublicAddress, publicOnlyLookup, urlPolicy, assertEndpointUrl, type UrlPolicy } from './url-safety.js';
+export { DELIVERY_CHANNEL, enqueueDeliveriesStatement } from './delivery-queue.repo.js';

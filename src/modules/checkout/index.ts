@@ -1,1 +1,0 @@
-export { checkoutRoutes, CHECKOUT_CSP, type CheckoutRouteDeps } from './checkout.routes.js';

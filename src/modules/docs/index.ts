@@ -1,1 +1,0 @@
-export { docsRoutes } from './docs.routes.js';
