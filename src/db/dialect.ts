@@ -12,8 +12,7 @@ import {
   type SqlBool,
   type Transaction,
 } from 'kysely';
-import type { DB } from './schema.js';
-import type { Q } from './transaction.js';
+import type { DB, Q } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
 

@@ -1,7 +1,6 @@
 // Row types of every table. Times are integer milliseconds since the epoch (bigint on PostgreSQL,
 // INTEGER on SQLite); JSON is stored as text on both engines so one set of queries serves both.
-import type { Generated, Insertable, Selectable } from 'kysely';
-import type { IntentStatus } from '../modules/payment-intents/payment-intent.schema.js';
+import type { Generated, Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { Environment } from '../shared/scope.js';
 
 export interface MerchantsTable {
@@ -102,6 +101,10 @@ export interface QuotesTable {
   expires_at: number;
   created_at: number;
 }
+
+/** Every status a payment intent can have (the state machine, payment-intents/state-machine.ts, moves it). */
+export const INTENT_STATUSES = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
 export interface PaymentIntentsTable {
   id: string;
@@ -495,6 +498,11 @@ export interface LeasesTable {
   holder: string;
   expires_at: number;
 }
+
+/** The database, a transaction on it, or either (a read, or a write that needs no transaction of its own). */
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+export type Q = Db | Tx;
 
 export interface DB {
   merchants: MerchantsTable;

@@ -6,15 +6,12 @@
 //   `runAtomic` runs one as a transaction of its own. On SQLite a batch is one message to the writing
 //   thread (src/db/sqlite-worker.ts) instead of one per statement; on PostgreSQL its statements run in
 //   order on one connection.
-import type { CompiledQuery, Kysely, QueryResult, Transaction } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
 import { engineOf } from './dialect.js';
-import type { DB } from './schema.js';
+import type { Db, Tx } from './schema.js';
 import { WorkerConnection } from './sqlite-worker.js';
 
-export type Db = Kysely<DB>;
-export type Tx = Transaction<DB>;
-/** Either: a read, or a write that needs no transaction of its own. */
-export type Q = Db | Tx;
+export type { Db, Tx, Q } from './schema.js';
 
 const commitHooks = new WeakMap<Tx, Array<() => void>>();
 

@@ -3,8 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hostOf, type Config } from '../config.js';
-import type { AuthenticatedKey } from '../modules/keys/index.js';
-import type { Scope } from '../modules/keys/scopes.js';
+import type { AuthenticatedKey, Scope } from '../modules/keys/index.js';
 import { AppError } from '../shared/errors.js';
 import type { Environment } from '../shared/scope.js';
 

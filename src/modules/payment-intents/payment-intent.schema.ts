@@ -9,8 +9,8 @@ import type { Environment } from '../../shared/scope.js';
 import { FAILURE_CODES } from './payment-failures.js';
 import { PAYMENT_METHODS, type PaymentMethod } from './payment-methods.js';
 
-export const INTENT_STATUSES = ['created', 'awaiting_payment', 'confirming', 'paid', 'expired', 'cancelled', 'failed', 'refunded'] as const;
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
+export { INTENT_STATUSES, type IntentStatus } from '../../db/schema.js';
+import { INTENT_STATUSES } from '../../db/schema.js';
 
 /** Why the last pay attempt failed (null until one fails, and again once one succeeds). */
 export const LastPaymentError = Type.Object(

@@ -4,12 +4,15 @@ import { insertStatement } from '../../db/prepared.js';
 import { engineOf, forUpdate } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
 import { merchantNowSql } from '../../db/sandbox-offsets.js';
-import type { PaymentIntentRow } from '../../db/schema.js';
+import type { PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
+import type { Updateable } from 'kysely';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { IntentStatus } from './payment-intent.schema.js';
-import type { IntentPatch } from './state-machine.js';
 import { scopedRows } from '../../db/scoped.js';
+
+/** The columns a move writes beside the status (never the intent's identity). */
+export type IntentPatch = Omit<Updateable<PaymentIntentsTable>, 'status' | 'id' | 'merchant_id' | 'environment'>;
 
 export function insertIntentsStatement(db: Q, rows: readonly PaymentIntentRow[]): CompiledQuery {
   return insertStatement(db, 'payment_intents', rows.map(intentColumns));

@@ -5,14 +5,14 @@
 // (`WHERE status = <from>`) plus its event, in the caller's transaction: of two concurrent moves of one
 // intent exactly one wins; the loser sees IntentMoveConflict. An illegal move throws IllegalIntentMove
 // and writes nothing.
-import type { Updateable } from 'kysely';
-import type { PaymentIntentRow, PaymentIntentsTable } from '../../db/schema.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
 import { afterCommitOrNow, type Tx } from '../../db/transaction.js';
 import { countIntentMove } from '../../shared/metrics.js';
 import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
 import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
 import * as repo from './payment-intents.repo.js';
+import type { IntentPatch } from './payment-intents.repo.js';
 
 /** from -> to -> the event types that move may record (the first is the default). */
 export const INTENT_MOVES: Readonly<Record<IntentStatus, Readonly<Partial<Record<IntentStatus, readonly EventType[]>>>>> = {
@@ -126,8 +126,6 @@ export function canMove(from: IntentStatus, to: IntentStatus): boolean {
 export interface MoveContext {
   checkoutUrl: CheckoutUrlFor;
 }
-
-export type IntentPatch = Omit<Updateable<PaymentIntentsTable>, 'status' | 'id' | 'merchant_id' | 'environment'>;
 
 export interface MoveOptions {
   /** Milliseconds on the merchant's clock. */
