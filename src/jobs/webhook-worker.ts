@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { subscribe, type Subscription } from '../db/notify.js';
-import { DELIVERY_CHANNEL } from '../modules/events/index.js';
+import { DELIVERY_CHANNEL } from '../modules/webhooks/index.js';
 import {
   WebhookSender,
   claimDueDeliveries,

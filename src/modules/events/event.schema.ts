@@ -2,24 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, StringEnum } from '../../shared/schema.js';
 
-export const EVENT_TYPES = [
-  'payment_intent.created',
-  'payment_intent.confirming',
-  'payment_intent.paid',
-  'payment_intent.failed',
-  'payment_intent.expired',
-  'payment_intent.cancelled',
-  'payment_intent.underpaid',
-  'payment_intent.overpaid',
-  'payment_intent.review',
-  'payment_intent.refunded',
-  'payment_intent.disputed',
-  'payment_intent.duplicate_payment',
-  'payment_intent.payment_failed',
-  'refund.created',
-  'refund.updated',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../../shared/event-types.js';
+import { EVENT_TYPES } from '../../shared/event-types.js';
 
 export const EventSchema = Type.Object(
   {

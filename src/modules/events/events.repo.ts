@@ -1,86 +1,10 @@
-// The only SQL of the outbox: events, and in the same transaction one webhook delivery per subscribed
-// endpoint (enabled or paused), whose INSERT signals the delivery workers at commit.
-import { sql, type CompiledQuery } from 'kysely';
-import { engineOf, insertNotifying, jsonListAdmits, randomHexSql } from '../../db/dialect.js';
-import { signallingInsert, type SignallingInsert } from '../../db/notify.js';
-import { insertStatement, prepared } from '../../db/prepared.js';
+// The only SQL of the events table. Their webhook deliveries are the webhooks module's (its delivery
+// queue, webhooks/delivery-queue.repo.ts), written in the same transaction.
+import type { CompiledQuery } from 'kysely';
+import { insertStatement } from '../../db/prepared.js';
 import type { EventsTable } from '../../db/schema.js';
 import type { Q } from '../../db/transaction.js';
-import { systemClock } from '../../shared/clock.js';
-import { ID_PREFIXES, timeBase62 } from '../../shared/ids.js';
-
-/** The channel the delivery workers listen on: signalled when due deliveries are written. */
-export const DELIVERY_CHANNEL = 'cowrie_webhook_deliveries';
 
 export function insertEventsStatement(db: Q, rows: ReadonlyArray<Omit<EventsTable, 'seq' | 'txid'>>): CompiledQuery {
   return insertStatement(db, 'events', rows);
-}
-
-/**
- * One delivery per event and subscribed endpoint that is not disabled (INSERT ... SELECT: the endpoints are
- * read where they are joined, so the statement needs no earlier answer and goes in one batch with the
- * events' own INSERT). A paused endpoint is still subscribed: its deliveries are written and wait, held by
- * the worker, until it is resumed. Ids are made by the database: the time part as usual, then 64 random
- * bits.
- */
-const deliveriesForEvents = prepared('deliveries-for-events', (db: Q, eventIds: readonly string[], now: number, idPrefix: string) => {
-  const engine = engineOf(db);
-  const insert = db
-    .insertInto('webhook_deliveries')
-    .columns([
-      'id',
-      'event_id',
-      'endpoint_id',
-      'merchant_id',
-      'environment',
-      'status',
-      'attempt_count',
-      'next_attempt_at',
-      'created_at',
-      'updated_at',
-    ])
-    .expression(
-      db
-        .selectFrom('events as e')
-        .innerJoin('webhook_endpoints as w', (join) =>
-          join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'),
-        )
-        .select([
-          sql<string>`${idPrefix} || ${randomHexSql(engine)}`.as('id'),
-          'e.id as event_id',
-          'w.id as endpoint_id',
-          'e.merchant_id',
-          'e.environment',
-          sql.lit('pending').as('status'),
-          sql.lit(0).as('attempt_count'),
-          sql<number>`cast(${now} as bigint)`.as('next_attempt_at'),
-          sql<number>`cast(${now} as bigint)`.as('created_at'),
-          sql<number>`cast(${now} as bigint)`.as('updated_at'),
-        ])
-        .where('e.id', 'in', eventIds)
-        .where('w.status', '!=', 'disabled')
-        .where('w.deleted_at', 'is', null)
-        .where(jsonListAdmits(engine, 'w.events', 'e.type')),
-    );
-  return insertNotifying(db, insert as never, DELIVERY_CHANNEL);
-});
-
-export function insertDeliveriesStatement(db: Q, eventIds: readonly string[]): SignallingInsert {
-  // Delivery times are real time, whatever the merchant's (sandbox) clock says: receivers compare them
-  // with their own clocks.
-  const now = systemClock.nowMs();
-  const statement = deliveriesForEvents(db, eventIds, now, `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`);
-  return signallingInsert(db, statement, DELIVERY_CHANNEL);
-}
-
-/** The id of an event of this merchant and environment, or undefined. */
-export async function findEventId(db: Q, scope: { merchantId: string; environment: string }, id: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('events')
-    .select('id')
-    .where('merchant_id', '=', scope.merchantId)
-    .where('environment', '=', scope.environment as 'live' | 'test')
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return row?.id;
 }

@@ -1,14 +1,14 @@
 // Domain events. Every state change records its event in the same transaction as the change, with the
-// event's webhook deliveries, so no event is ever lost or recorded for a change that did not commit.
-// Webhook delivery and the event feed read what is written here.
-import { WriteBatch, runInTransaction, transaction, type Db, type Tx } from '../../db/transaction.js';
+// event's webhook deliveries (queued through the webhooks module), so no event is ever lost or recorded for
+// a change that did not commit. Webhook delivery and the event feed read what is written here.
+import { WriteBatch, runInTransaction, type Db, type Tx } from '../../db/transaction.js';
 import { API_VERSION } from '../../shared/api-version.js';
 import { isoTime } from '../../shared/clock.js';
-import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { serializeJson } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { EventPayload, EventType } from './event.schema.js';
+import { enqueueDeliveriesStatement } from '../webhooks/index.js';
 import * as repo from './events.repo.js';
 
 export interface RecordEventInput {
@@ -45,7 +45,7 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  const deliveries = repo.insertDeliveriesStatement(
+  const deliveries = enqueueDeliveriesStatement(
     db,
     payloads.map((p) => p.id),
   );
@@ -64,18 +64,4 @@ export async function recordEvents(tx: Tx, inputs: readonly RecordEventInput[]):
 
 export async function recordEvent(tx: Tx, input: RecordEventInput): Promise<EventPayload> {
   return (await recordEvents(tx, [input]))[0]!;
-}
-
-/**
- * Delivers an event again: a new delivery to every enabled endpoint that subscribes to its type now, due at
- * once, with the event's own id and body (the rule that wrote its first deliveries, read now). Answers how
- * many were written.
- */
-export async function redeliverEvent(db: Db, scope: MerchantScope, id: string): Promise<number> {
-  return transaction(db, async (tx) => {
-    if (!(await repo.findEventId(tx, scope, id))) throw notFound('webhook event', id);
-    const deliveries = repo.insertDeliveriesStatement(tx, [id]);
-    const [result] = await runInTransaction(tx, new WriteBatch().add(deliveries.statement, deliveries.onCommit));
-    return deliveries.written(result!);
-  });
 }

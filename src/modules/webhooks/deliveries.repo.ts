@@ -10,7 +10,7 @@ import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/sch
 import { WriteBatch, runAtomic, runInTransaction, type Db, type Q, type Tx } from '../../db/transaction.js';
 import { ID_PREFIXES, randomBase62, timeBase62 } from '../../shared/ids.js';
 import type { Environment } from '../../shared/scope.js';
-import { DELIVERY_CHANNEL } from '../events/index.js';
+import { DELIVERY_CHANNEL } from './delivery-queue.repo.js';
 import type { EndpointStatus } from './webhook.schema.js';
 
 export interface ClaimedAttempt {

@@ -5,7 +5,7 @@ import { errorResponses } from '../../http/openapi.js';
 import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
-import { EVENT_TYPES } from '../events/index.js';
+import { EVENT_TYPES } from '../../shared/event-types.js';
 import { WebhookEndpointRecord, endpointProperties } from './webhook.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 import { MAX_URL_LENGTH } from './url-safety.js';

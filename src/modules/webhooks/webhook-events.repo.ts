@@ -1,7 +1,7 @@
 import { engineOf } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
 import type { EventRow, WebhookAttemptRow } from '../../db/schema.js';
-import type { Db } from '../../db/transaction.js';
+import type { Db, Q } from '../../db/transaction.js';
 import type { MerchantScope as Scope } from '../../shared/scope.js';
 import type { DeliveryWithUrl } from './webhook.schema.js';
 import { scopedRows } from '../../db/scoped.js';
@@ -60,4 +60,16 @@ export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: nu
     .orderBy('d.id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** The id of an event of this merchant and environment, or undefined. */
+export async function findEventId(db: Q, scope: { merchantId: string; environment: string }, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('merchant_id', '=', scope.merchantId)
+    .where('environment', '=', scope.environment as 'live' | 'test')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -6,7 +6,7 @@ import { listQuerySchema } from '../../http/pagination.js';
 import { IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
-import { EVENT_TYPES } from '../events/index.js';
+import { EVENT_TYPES } from '../../shared/event-types.js';
 import { DeliveryWithAttempts, WebhookEventRecord, webhookEventProperties } from './webhook.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 

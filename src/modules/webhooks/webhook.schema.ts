@@ -6,7 +6,7 @@ import type { EventRow, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRo
 import { isoTime } from '../../shared/clock.js';
 import { RawJson, rawMember } from '../../shared/raw-json.js';
 import { DateTime, Nullable, RawJsonOf, StringEnum } from '../../shared/schema.js';
-import { EVENT_TYPES, type EventType } from '../events/index.js';
+import { EVENT_TYPES, type EventType } from '../../shared/event-types.js';
 
 /**
  * An endpoint's status: `enabled`; `paused` by the merchant in the console (its deliveries wait); `disabled`

@@ -4,14 +4,14 @@
 // deliveries.repo.ts).
 import { readPage, type Page } from '../../db/pagination.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
-import { transaction, type Db } from '../../db/transaction.js';
+import { WriteBatch, runInTransaction, transaction, type Db } from '../../db/transaction.js';
 import { isoTime, systemClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, truncate } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { redeliverEvent } from '../events/index.js';
 import { cancelPendingDeliveries, releaseDeliveries } from './deliveries.repo.js';
 import * as endpoints from './endpoints.repo.js';
+import { enqueueDeliveriesStatement } from './delivery-queue.repo.js';
 import * as events from './webhook-events.repo.js';
 import { newSigningSecret } from './signing.js';
 import { assertEndpointUrl, urlPolicy, type Resolver } from './url-safety.js';
@@ -232,4 +232,18 @@ export class WebhookService {
   async resendEvent(scope: MerchantScope, id: string): Promise<{ object: 'webhook_event'; id: string; resent: number }> {
     return { object: 'webhook_event', id, resent: await redeliverEvent(this.deps.db, scope, id) };
   }
+}
+
+/**
+ * Delivers an event again: a new delivery to every enabled endpoint that subscribes to its type now, due at
+ * once, with the event's own id and body (the rule that wrote its first deliveries, read now). Answers how
+ * many were written.
+ */
+async function redeliverEvent(db: Db, scope: MerchantScope, id: string): Promise<number> {
+  return transaction(db, async (tx) => {
+    if (!(await events.findEventId(tx, scope, id))) throw notFound('webhook event', id);
+    const deliveries = enqueueDeliveriesStatement(tx, [id]);
+    const [result] = await runInTransaction(tx, new WriteBatch().add(deliveries.statement, deliveries.onCommit));
+    return deliveries.written(result!);
+  });
 }
