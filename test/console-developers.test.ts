@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
 import { ENGINE } from './helpers/harness.js';
-import { sleep, verifyServiceSignature, serverAndReceiver } from './helpers/webhooks.js';
+import { waitFor } from './helpers/wait.js';
+import { deliveriesAtRest, verifyServiceSignature, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`merchant console: developers (${ENGINE})`, () => {
   const { server, receiver } = serverAndReceiver();
@@ -100,18 +101,18 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/pause`)).status).toBe(303);
     expect((await server().call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).json.status).toBe('paused');
     for (let i = 0; i < 3; i++) await fire();
-    await sleep(500);
+    // The worker has claimed the three deliveries and parked them, unsent.
+    expect((await deliveriesAtRest(server().running.database.db, m.merchant.id)).filter((d) => d.status === 'pending')).toHaveLength(3);
     expect(mine()).toHaveLength(1);
     expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/resume`)).status).toBe(303);
     await receiver().waitFor(() => mine().length === 4, 5000);
     expect(new Set(mine().map((r) => r.headers['service-event-id'])).size).toBe(4);
     // The endpoint's delivery log: each delivery with its event, status, attempts and last answer.
-    let logPage = '';
-    for (let i = 0; i < 50; i++) {
-      logPage = (await request('GET', `/console/developers/webhooks/${ep.id}?env=test`, { cookie })).html;
-      if ((logPage.match(/>succeeded</g) ?? []).length === 4) break;
-      await sleep(50);
-    }
+    const logPage = await waitFor(
+      'four succeeded deliveries in the log',
+      async () => (await request('GET', `/console/developers/webhooks/${ep.id}?env=test`, { cookie })).html,
+      (html) => (html.match(/>succeeded</g) ?? []).length === 4,
+    );
     expect((logPage.match(/>succeeded</g) ?? []).length).toBe(4);
     expect(logPage).toContain('HTTP 200');
     for (const r of mine()) expect(logPage).toContain(String(r.headers['service-event-id']));

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
 import { api, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Received } from './helpers/webhook-receiver.js';
+import { deliveriesAtRest } from './helpers/webhooks.js';
 
 const ENV = {
   COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
@@ -81,6 +83,7 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
       const writes: Array<Promise<unknown>> = [];
       for (let i = 0; i < 60; i++) {
         writes.push(api(first.sandboxPort, key, 'POST', '/payment-intents', { amount: '10.00', currency: 'USD' }).catch(() => null));
+        // Paced in bursts of ten, so that the writes go on while the worker delivers.
         if (i % 10 === 9) await new Promise((r) => setTimeout(r, 20));
       }
       await Promise.all(writes);
@@ -110,11 +113,12 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
       // before the kill, so the retries are counted only once every delivery is finished.)
       const d = openDatabase(db.url);
       try {
-        for (let i = 0; i < 300; i++) {
-          const open = await d.db.selectFrom('webhook_deliveries').select('id').where('status', '!=', 'succeeded').execute();
-          if (open.length === 0) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await waitFor(
+          'every delivery succeeded',
+          () => d.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('status', '!=', 'succeeded').execute(),
+          (open) => open.length === 0,
+          { timeoutMs: 30_000, intervalMs: 100 },
+        );
         const notDone = await d.db.selectFrom('webhook_deliveries').select(['id', 'status']).where('status', '!=', 'succeeded').execute();
         expect(notDone).toEqual([]);
       } finally {
@@ -136,12 +140,11 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
 
       // The inspection endpoint shows the interrupted attempt and the successful retry.
       const twice = [...groups.entries()].find(([, c]) => c.length > 1)![0];
-      let ev: { status: number; json: any };
-      for (let i = 0; ; i++) {
-        ev = await api(second.sandboxPort, key, 'GET', `/webhook_events/${twice}`);
-        if (ev.json.deliveries[0].status === 'succeeded' || i > 50) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const ev = await waitFor(
+        'the redelivered event shown succeeded',
+        () => api(second.sandboxPort, key, 'GET', `/webhook_events/${twice}`),
+        (x) => x.json.deliveries[0].status === 'succeeded',
+      );
       const attempts = ev.json.deliveries[0].attempts as Array<{ outcome: string }>;
       expect(ev.json.deliveries[0].status).toBe('succeeded');
       expect(attempts[0]!.outcome).toBe('interrupted');
@@ -175,7 +178,13 @@ describe(`webhook delivery across crashes (${ENGINE})`, () => {
         }
         expect((await Promise.all(writes)).every((r) => r.status === 201)).toBe(true);
         await rx.waitFor((got) => got.length >= 200, 60_000, '200 deliveries');
-        await new Promise((r) => setTimeout(r, 500));
+        // Every delivery recorded and no attempt under way in either process: nothing more is coming.
+        const check = openDatabase(db.url);
+        try {
+          await deliveriesAtRest(check.db, (await api(a.sandboxPort, key, 'GET', '/auth/verify')).json.merchant_id);
+        } finally {
+          await check.close();
+        }
         expect(rx.received).toHaveLength(200);
         const perTarget = new Map<string, number>();
         for (const r of rx.received) {

@@ -4,14 +4,17 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs, RETRY_WAITS_MS } from '../src/modules/webhooks/index.js';
-import { ENGINE, type ApiResponse } from './helpers/harness.js';
+import { ENGINE } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
-import { SCALE, sleep, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
+import { SCALE, deliveriesAtRest, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
   const { server, receiver } = serverAndReceiver();
 
   const merchant = () => freshMerchant(server());
+  /** The merchant's deliveries once the worker is done with them: whatever it sent has arrived by then. */
+  const atRest = (m: { merchant: { id: string } }) => deliveriesAtRest(server().running.database.db, m.merchant.id);
 
   describe('delivery', () => {
     it('delivers payment_intent.paid, signed; crypto alone and the Standard Webhooks library both verify it', async () => {
@@ -23,7 +26,7 @@ describe(`webhooks (${ENGINE})`, () => {
         const before = Math.floor(Date.now() / 1000);
         const piId = await paidIntent(m.sb);
         const [got] = await r.waitFor((x) => x.length >= 1);
-        await sleep(100);
+        await atRest(m);
         expect(r.received).toHaveLength(1);
         const h = got!.headers;
         const body = JSON.parse(got!.body);
@@ -71,8 +74,11 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(() => new Webhook('cwk_whsec_wrongwrongwrong', { format: 'raw' }).verify(got!.body, swHeaders)).toThrow();
 
         // The body is the event exactly as the feed and the inspection endpoint show it.
-        let feed = await m.sb('GET', '/events?type=payment_intent.paid');
-        for (let i = 0; i < 200 && feed.json.data.length === 0; i++) feed = await m.sb('GET', '/events?type=payment_intent.paid');
+        const feed = await waitFor(
+          'the paid event in the feed',
+          () => m.sb('GET', '/events?type=payment_intent.paid'),
+          (x) => x.json.data.length > 0,
+        );
         expect(feed.json.data[0]).toEqual(body);
         const insp = await m.sb('GET', `/webhook_events/${body.id}`);
         expect(insp.status, insp.text).toBe(200);
@@ -170,7 +176,7 @@ describe(`webhooks (${ENGINE})`, () => {
         await m.sb('POST', '/webhook_endpoints', { url: r.url, events: ['payment_intent.created'] });
         await m.sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         const got = await r.waitFor((x) => x.length >= 5, 10_000);
-        await sleep(600);
+        await atRest(m);
         expect(r.received).toHaveLength(5);
         expect(new Set(got.map((x) => x.headers['service-event-id'])).size).toBe(1);
         expect(new Set(got.map((x) => x.body)).size).toBe(1);
@@ -200,19 +206,19 @@ describe(`webhooks (${ENGINE})`, () => {
         await m.sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         const got = await r.waitFor((x) => x.length >= 8, 15_000);
         const evt = String(got[0]!.headers['service-event-id']);
-        let d: any;
-        for (let i = 0; i < 50; i++) {
-          d = (await m.sb('GET', `/webhook_events/${evt}`)).json.deliveries[0];
-          if (d.status !== 'pending') break;
-          await sleep(50);
-        }
+        const d = await waitFor(
+          'the delivery given up',
+          async () => (await m.sb('GET', `/webhook_events/${evt}`)).json.deliveries[0],
+          (x) => x.status !== 'pending',
+        );
         expect(d).toMatchObject({ status: 'failed', attempt_count: 8, last_status_code: 503, next_attempt_at: null });
         expect(d.attempts).toHaveLength(8);
         // The longest waits of this scale are 1.8 s: the gap after attempt 6 shows it, jittered ±20 %.
         const gap6 = got[6]!.at - got[5]!.at;
         expect(gap6).toBeGreaterThanOrEqual(RETRY_WAITS_MS[5] * SCALE * 0.8 - 2);
         expect(gap6).toBeLessThan(RETRY_WAITS_MS[5] * SCALE * 1.2 + 250);
-        await sleep(RETRY_WAITS_MS[6] * SCALE * 1.3);
+        // Failed, with no due time and no attempt under way: the worker has nothing more to send.
+        expect(await atRest(m)).toMatchObject([{ status: 'failed', attempt_count: 8 }]);
         expect(r.received).toHaveLength(8);
       } finally {
         await r.close();
@@ -251,7 +257,7 @@ describe(`webhooks (${ENGINE})`, () => {
         const got = await r.waitFor((x) => x.length >= 3, 10_000);
         expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(990);
         expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(990);
-        await sleep(300);
+        await atRest(m);
         expect(r.received).toHaveLength(3);
       } finally {
         await r.close();
@@ -265,18 +271,18 @@ describe(`webhooks (${ENGINE})`, () => {
         const e = await m.sb('POST', '/webhook_endpoints', { url: r.url, events: ['payment_intent.created'] });
         await m.sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         await r.waitFor((x) => x.length >= 1);
-        let ep: ApiResponse;
-        for (let i = 0; ; i++) {
-          ep = await m.sb('GET', `/webhook_endpoints/${e.json.id}`);
-          if (ep.json.status === 'disabled' || i > 50) break;
-          await sleep(50);
-        }
+        const ep = await waitFor(
+          'the endpoint disabled by its 410',
+          () => m.sb('GET', `/webhook_endpoints/${e.json.id}`),
+          (x) => x.json.status === 'disabled',
+        );
         expect(ep.json.status).toBe('disabled');
         const evt = String(r.received[0]!.headers['service-event-id']);
         const d = (await m.sb('GET', `/webhook_events/${evt}`)).json.deliveries[0];
         expect(d).toMatchObject({ status: 'failed', attempt_count: 1, last_status_code: 410 });
         await m.sb('POST', '/payment-intents', { amount: '11.00', currency: 'USD' });
-        await sleep(300);
+        // The later event made no delivery, and nothing more was sent.
+        expect(await atRest(m)).toMatchObject([{ status: 'failed', attempt_count: 1 }]);
         expect(r.received).toHaveLength(1);
         const resend = await m.sb('POST', `/webhook_events/${evt}/resend`);
         expect(resend.json.resent).toBe(0);
@@ -298,12 +304,11 @@ describe(`webhooks (${ENGINE})`, () => {
         const pi = await m.sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         const evt = (await m.sb('GET', '/webhook_events?type=payment_intent.created')).json.data[0].id;
         expect((await m.sb('GET', '/webhook_events?type=payment_intent.created')).json.data[0].data.id).toBe(pi.json.id);
-        let ds: any[] = [];
-        for (let i = 0; i < 80; i++) {
-          ds = (await m.sb('GET', `/webhook_events/${evt}`)).json.deliveries;
-          if (ds.every((d) => d.attempts.length > 0 && d.attempts[0].outcome === 'failed')) break;
-          await sleep(50);
-        }
+        const ds: any[] = await waitFor(
+          'a failed first attempt to each endpoint',
+          async () => (await m.sb('GET', `/webhook_events/${evt}`)).json.deliveries,
+          (x: any[]) => x.every((d) => d.attempts.length > 0 && d.attempts[0].outcome === 'failed'),
+        );
         const byUrl = (u: string) => ds.find((d) => d.url === u).attempts[0];
         expect(byUrl(redirecting.url)).toMatchObject({ outcome: 'failed', status_code: 302, error: 'redirect not followed' });
         expect(byUrl(slow.url)).toMatchObject({ outcome: 'failed', status_code: null });

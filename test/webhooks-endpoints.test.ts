@@ -4,9 +4,10 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { isPublicAddress, publicOnlyLookup } from '../src/modules/webhooks/index.js';
-import { ENGINE, startTestServer, type ApiResponse } from './helpers/harness.js';
+import { ENGINE, startTestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
-import { SCALE, ENDPOINT_KEYS, META_KEYS, sleep, freshMerchant, serverAndReceiver } from './helpers/webhooks.js';
+import { waitFor } from './helpers/wait.js';
+import { SCALE, ENDPOINT_KEYS, META_KEYS, freshMerchant, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
   const { server, receiver } = serverAndReceiver();
@@ -257,14 +258,15 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(pi.status, pi.text).toBe(201);
         const events = await server().call('live', 'GET', '/webhook_events', { key: m.keys.live_secret! });
         const evt = events.json.data[0].id as string;
-        let detail: ApiResponse | null = null;
-        for (let i = 0; i < 100; i++) {
-          detail = await server().call('live', 'GET', `/webhook_events/${evt}`, { key: m.keys.live_secret! });
-          const attempts = detail.json.deliveries.flatMap((d: { attempts: unknown[] }) => d.attempts);
-          if (attempts.length >= 2 && attempts.every((a: { outcome: string }) => a.outcome === 'failed')) break;
-          await sleep(50);
-        }
-        const deliveries = detail!.json.deliveries as Array<{
+        const detail = await waitFor(
+          'a failed attempt to each endpoint',
+          () => server().call('live', 'GET', `/webhook_events/${evt}`, { key: m.keys.live_secret! }),
+          (x) => {
+            const attempts = x.json.deliveries.flatMap((d: { attempts: unknown[] }) => d.attempts);
+            return attempts.length >= 2 && attempts.every((a: { outcome: string }) => a.outcome === 'failed');
+          },
+        );
+        const deliveries = detail.json.deliveries as Array<{
           url: string;
           attempts: Array<{ outcome: string; error: string; status_code: number | null }>;
         }>;

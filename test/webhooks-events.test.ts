@@ -1,10 +1,11 @@
 // Emitted events (spec 4.7; DECISIONS "Webhooks and events"): inspection with deliveries and attempts,
 // resend, and the sandbox trigger.
 import { describe, expect, it } from 'vitest';
-import { ENGINE, type ApiResponse } from './helpers/harness.js';
+import { ENGINE } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
-import { sleep, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
+import { deliveriesAtRest, verifyServiceSignature, freshMerchant, paidIntent, serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`webhooks (${ENGINE})`, () => {
   const { server, receiver } = serverAndReceiver();
@@ -58,7 +59,12 @@ describe(`webhooks (${ENGINE})`, () => {
         await paidIntent(m.sb);
         const [first] = await r.waitFor((x) => x.length >= 1);
         const evt = String(first!.headers['service-event-id']);
-        await sleep(1100);
+        // The resend is signed in a later second than the first delivery (the timestamp counts whole seconds).
+        await waitFor(
+          'a later second than the first delivery’s',
+          () => Math.floor(Date.now() / 1000),
+          (now) => now > Number(first!.headers['service-timestamp']),
+        );
         const res = await m.sb('POST', `/webhook_events/${evt}/resend`);
         expect(res.status, res.text).toBe(200);
         expect(res.json).toMatchObject({ object: 'webhook_event', id: evt, resent: 1, environment: 'test', livemode: false });
@@ -67,12 +73,11 @@ describe(`webhooks (${ENGINE})`, () => {
         expect(got[1]!.body).toBe(first!.body);
         expect(got[1]!.headers['service-timestamp']).not.toBe(first!.headers['service-timestamp']);
         expect(verifyServiceSignature(e.json.secret, got[1]!.headers, got[1]!.body)).toBe(true);
-        let insp: ApiResponse;
-        for (let i = 0; ; i++) {
-          insp = await m.sb('GET', `/webhook_events/${evt}`);
-          if (insp.json.deliveries.every((d: { status: string }) => d.status === 'succeeded') || i > 40) break;
-          await sleep(50);
-        }
+        const insp = await waitFor(
+          'both deliveries recorded',
+          () => m.sb('GET', `/webhook_events/${evt}`),
+          (x) => x.json.deliveries.every((d: { status: string }) => d.status !== 'pending'),
+        );
         expect(insp.json.deliveries.map((d: { status: string }) => d.status)).toEqual(['succeeded', 'succeeded']);
         // A second endpoint subscribed to the type receives resends too; an unsubscribed one does not.
         await m.sb('POST', '/webhook_endpoints', { url: `${r.url}/second` });
@@ -80,7 +85,7 @@ describe(`webhooks (${ENGINE})`, () => {
         const again = await m.sb('POST', `/webhook_events/${evt}/resend`);
         expect(again.json.resent).toBe(2);
         await r.waitFor((x) => x.length >= 4);
-        await sleep(200);
+        await deliveriesAtRest(server().running.database.db, m.merchant.id);
         expect(
           r.received
             .map((x) => x.path)
@@ -123,8 +128,11 @@ describe(`webhooks (${ENGINE})`, () => {
         // A sample changes nothing: the intent still awaits payment.
         expect((await m.sb('GET', `/payment-intents/${latest.json.id}`)).json.status).toBe('awaiting_payment');
         // The feed shows it once older transactions of the database server have ended (at once, in practice).
-        let feed = await m.sb('GET', '/events');
-        for (let i = 0; i < 200 && feed.json.data[0]?.id !== t.json.event; i++) feed = await m.sb('GET', '/events');
+        const feed = await waitFor(
+          'the sample event in the feed',
+          () => m.sb('GET', '/events'),
+          (x) => x.json.data[0]?.id === t.json.event,
+        );
         expect(feed.json.data[0].id).toBe(t.json.event);
       } finally {
         await r.close();

@@ -8,16 +8,19 @@ import { describe, expect, it } from 'vitest';
 import { nextDueAt } from '../src/modules/webhooks/index.js';
 import { AppError } from '../src/shared/errors.js';
 import type { MerchantScope } from '../src/shared/scope.js';
-import { ENGINE, type ApiResponse } from './helpers/harness.js';
+import { ENGINE } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Received } from './helpers/webhook-receiver.js';
 import {
   ENDPOINT_KEYS,
   META_KEYS,
+  deliveriesAtRest,
   freshMerchant,
   paidIntent,
   sleep,
   verifyServiceSignature,
   serverAndReceiver,
+  workerPass,
 } from './helpers/webhooks.js';
 
 /** The refusal `p` rejects with, which must be an AppError. */
@@ -95,9 +98,9 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
       expect(held).toHaveLength(4);
       expect(held).toContain(failed.json.event);
 
-      // A first attempt starts within 100 ms of its commit, and the worker looks at least every second:
-      // 1.5 s is well past when these would have gone.
-      await sleep(1500);
+      // The worker has claimed each of them and parked it (pending, no due time), not sent it.
+      const db = server().running.database.db;
+      await deliveriesAtRest(db, m.merchant.id);
       expect(r.received).toHaveLength(1);
       for (const evt of held) {
         const insp = await m.sb('GET', `/webhook_events/${evt}`);
@@ -116,26 +119,18 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
         ['succeeded', 1],
         ['pending', 0],
       ]);
-      const db = server().running.database.db;
       const attempts = await db.selectFrom('webhook_attempts').select('event_id').where('endpoint_id', '=', id).execute();
       expect(attempts.map((a) => a.event_id)).toEqual([evt0]);
       // Held deliveries have no due time: the worker does not keep waking for them.
       const due = await nextDueAt(db);
       expect(due === null || due > Date.now(), `next due at ${due}`).toBe(true);
 
-      // Settle the worker into its idle wait: a delivery of another merchant, then a moment for its outcome
-      // to be recorded. From here, without a wake-up, the held deliveries would wait most of a second for the
-      // worker's next look.
-      const pacer = await merchant();
-      const pr = await startReceiver();
-      try {
-        await pacer.sb('POST', '/webhook_endpoints', { url: pr.url });
-        await pacer.sb('POST', '/sandbox/webhooks/trigger', { type: 'payment_intent.paid' });
-        await pr.waitFor((x) => x.length >= 1);
-        await sleep(150);
-      } finally {
-        await pr.close();
-      }
+      // Settle the worker into its idle wait: a delivery of another merchant, its outcome recorded. From
+      // here, without a wake-up, the held deliveries would wait most of a second for the worker's next look.
+      await deliveriesAtRest(db, await workerPass(server(), receiver()));
+      // The recording wakes the worker for one more claim, which finds nothing and leaves no trace to wait
+      // for: a fixed moment lets it end, so that only resume can make the next claim come early.
+      await sleep(100);
       const resumedAt = performance.now();
       const resumed = await webhooks().resume(m.scope, id);
       expect(resumed).toMatchObject({ id, status: 'enabled' });
@@ -143,7 +138,8 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
       const got = await r.waitFor((x) => x.length >= 6, 10_000, 'the held deliveries');
       // Resume wakes the workers as a new event does, rather than leaving the deliveries to the next poll.
       expect(got[1]!.at - resumedAt).toBeLessThan(300);
-      await sleep(500);
+      // Each delivered once: all recorded, none sent again.
+      await deliveriesAtRest(db, m.merchant.id);
       expect(r.received).toHaveLength(6);
       const counts = new Map<string, number>();
       for (const x of r.received) counts.set(eventIdOf(x), (counts.get(eventIdOf(x)) ?? 0) + 1);
@@ -204,12 +200,11 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
       expect(standardVerifies(rotated.secret, next!)).toBe(true);
       expect(standardVerifies(oldSecret, next!)).toBe(false);
 
-      let insp: ApiResponse;
-      for (let i = 0; ; i++) {
-        insp = await m.sb('GET', `/webhook_events/${t.json.event}`);
-        if (insp.json.deliveries[0].status !== 'pending' || i > 50) break;
-        await sleep(50);
-      }
+      const insp = await waitFor(
+        'the retried delivery recorded',
+        () => m.sb('GET', `/webhook_events/${t.json.event}`),
+        (x) => x.json.deliveries[0].status !== 'pending',
+      );
       expect(insp.json.deliveries[0]).toMatchObject({ status: 'succeeded', attempt_count: 2 });
       expect(insp.json.deliveries[0].attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200]);
     } finally {
@@ -259,12 +254,11 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
       const id = e.json.id as string;
       await m.sb('POST', '/sandbox/webhooks/trigger', { type: 'payment_intent.paid' });
       await r.waitFor((x) => x.length >= 1);
-      let ep: ApiResponse;
-      for (let i = 0; ; i++) {
-        ep = await m.sb('GET', `/webhook_endpoints/${id}`);
-        if (ep.json.status === 'disabled' || i > 50) break;
-        await sleep(50);
-      }
+      const ep = await waitFor(
+        'the endpoint disabled by its 410',
+        () => m.sb('GET', `/webhook_endpoints/${id}`),
+        (x) => x.json.status === 'disabled',
+      );
       expect(ep.json.status).toBe('disabled');
       for (const op of [pause, resume]) {
         const err = await refusal(op(m.scope, id));
@@ -290,7 +284,8 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
       const e = await m.sb('POST', '/webhook_endpoints', { url: r.url });
       await webhooks().pause(m.scope, e.json.id);
       const t = await m.sb('POST', '/sandbox/webhooks/trigger', { type: 'payment_intent.paid' });
-      await sleep(300);
+      // Claimed and parked by the worker, not attempted.
+      await deliveriesAtRest(server().running.database.db, m.merchant.id);
       expect((await m.sb('GET', `/webhook_events/${t.json.event}`)).json.deliveries[0]).toMatchObject({
         status: 'pending',
         attempt_count: 0,
@@ -300,7 +295,8 @@ describe(`webhook endpoints: pause, resume, rotate (${ENGINE})`, () => {
         status: 'cancelled',
         attempt_count: 0,
       });
-      await sleep(300);
+      // The worker has claimed and sent since the deletion, and sent it nothing.
+      await workerPass(server(), receiver());
       expect(r.received).toHaveLength(0);
     } finally {
       await r.close();

@@ -2,8 +2,11 @@
 // server and local receiver, and the receiver-side signature check of section 6.2 with node:crypto alone.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { WebhookDeliveryStatus } from '../../src/db/schema.js';
+import type { Db } from '../../src/db/transaction.js';
 import type { CreatedMerchant } from '../../src/modules/merchants/index.js';
 import { startTestServer, type ApiResponse, type TestServer } from './harness.js';
+import { waitFor, type WaitOptions } from './wait.js';
 import { startReceiver, type Receiver } from './webhook-receiver.js';
 
 export const SCALE = 0.00005;
@@ -70,4 +73,67 @@ export async function paidIntent(sb: Sandbox): Promise<string> {
   expect(paid.status, paid.text).toBe(200);
   expect(paid.json.status).toBe('paid');
   return pi.json.id as string;
+}
+
+export interface RestingDelivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: WebhookDeliveryStatus;
+  attempt_count: number;
+}
+
+/**
+ * The merchant's webhook deliveries once the worker is done with them for now: none due, claimed or with an
+ * attempt under way, so each has succeeded, failed or been cancelled, or is parked for a paused endpoint
+ * (pending with no due time). Whatever the worker sent has reached the receiver by then, so a test showing
+ * that something was not sent, or not sent again, waits for this rather than for a while. (Not after a
+ * worker was killed: the attempts it had under way stay open.)
+ */
+export async function deliveriesAtRest(db: Db, merchantId: string, opts: WaitOptions = {}): Promise<RestingDelivery[]> {
+  const { deliveries } = await waitFor(
+    `the webhook deliveries of ${merchantId} at rest`,
+    async () => ({
+      deliveries: await db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'event_id', 'endpoint_id', 'status', 'attempt_count', 'next_attempt_at'])
+        .where('merchant_id', '=', merchantId)
+        .execute(),
+      open: (
+        await db
+          .selectFrom('webhook_attempts as a')
+          .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .select('a.id')
+          .where('d.merchant_id', '=', merchantId)
+          .where('a.outcome', '=', 'pending')
+          .execute()
+      ).length,
+    }),
+    (v) => v.open === 0 && v.deliveries.every((d) => d.next_attempt_at === null),
+    opts,
+  );
+  return deliveries.map((d) => ({
+    id: d.id,
+    event_id: d.event_id,
+    endpoint_id: d.endpoint_id,
+    status: d.status,
+    attempt_count: Number(d.attempt_count),
+  }));
+}
+
+/**
+ * Returns once the delivery worker has claimed and sent something made after this call: an event of a
+ * fresh merchant, delivered to `rx`. Claims take the oldest due first, so anything due before it has been
+ * claimed by then; a test showing that something is not sent waits for this rather than for a while.
+ * Answers that merchant's id.
+ */
+export async function workerPass(s: TestServer, rx: Receiver): Promise<string> {
+  const m = await freshMerchant(s);
+  const path = `/worker-pass/${m.merchant.id}`;
+  const ep = await m.sb('POST', '/webhook_endpoints', { url: `${rx.url}${path}` });
+  expect(ep.status, ep.text).toBe(201);
+  const t = await m.sb('POST', '/sandbox/webhooks/trigger', { type: 'payment_intent.paid' });
+  expect(t.status, t.text).toBe(200);
+  await rx.waitFor((got) => got.some((r) => r.path === path), 10_000, 'a delivery made after this moment');
+  return m.merchant.id;
 }
