@@ -14,7 +14,7 @@ import { openCheckout, pay } from './helpers/checkout.js';
 import { cliRunner } from './helpers/cli.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
-import { waitFor } from './helpers/wait.js';
+import { jobRuns, waitFor } from './helpers/wait.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -136,7 +136,7 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     const confirming = await waitStatus(pi.id, 'confirming');
     expect(confirming).toMatchObject({ payment_method: 'external_wallet', provider_reference: sent.hash, amount_received: next.amount });
     // Not paid before the depth, however long the watcher looks.
-    await new Promise((r) => setTimeout(r, 400));
+    await jobRuns(s.running.database.db, 'chain-watch:base', 3);
     expect((await intentNow(pi.id)).status).toBe('confirming');
     await base.mine(CONFIRMATIONS - 1);
     const paid = await waitStatus(pi.id, 'paid');

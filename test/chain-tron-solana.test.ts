@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
-import { waitFor } from './helpers/wait.js';
+import { jobRuns, waitFor } from './helpers/wait.js';
 import { startSolanaPeer, solanaAddressFromSeed, SOLANA_USDC_MINT, SOLANA_USDT_MINT, type SolanaPeer } from '../peers/solana/peer.js';
 import { startTronPeer, tronAddressFromSeed, TRON_USDC, TRON_USDT, type TronPeer } from '../peers/tron/peer.js';
 
@@ -68,6 +68,8 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
   };
   const transferOf = (txHash: string) =>
     s.running.database.db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
+  /** The network's watcher has looked at the chain three more times, start to end. */
+  const watched = (network: 'tron' | 'solana') => jobRuns(s.running.database.db, `chain-watch:${network}`, 3);
   const waitTransfer = (txHash: string, done: (t: any) => boolean) =>
     waitFor(
       `transfer ${txHash}`,
@@ -84,7 +86,7 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
       const sent = tron.transfer({ contract: TRON_USDT, from: tronPayer, to: tronPayee, value: units(next.amount) });
       expect(await waitStatus(pi.id, 'confirming')).toMatchObject({ provider_reference: sent.transaction_id });
       tron.mine(17);
-      await new Promise((r) => setTimeout(r, 400));
+      await watched('tron');
       expect((await intentNow(pi.id)).status).toBe('confirming');
       tron.mine(1);
       await waitStatus(pi.id, 'paid');
@@ -122,7 +124,7 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
       const back = await waitStatus(pi.id, 'awaiting_payment');
       expect(back.last_payment_error.message).toContain(sent.transaction_id);
       tron.mine(25);
-      await new Promise((r) => setTimeout(r, 300));
+      await watched('tron');
       expect((await intentNow(pi.id)).status).toBe('awaiting_payment');
       expect(await transferOf(sent.transaction_id)).toMatchObject({ state: 'removed' });
     });
@@ -138,7 +140,7 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
       solana.advance(1);
       expect(await waitStatus(pi.id, 'confirming')).toMatchObject({ provider_reference: sent.signature });
       solana.advance(20);
-      await new Promise((r) => setTimeout(r, 400));
+      await watched('solana');
       expect((await intentNow(pi.id)).status).toBe('confirming');
       solana.advance(12);
       await waitStatus(pi.id, 'paid');
@@ -166,7 +168,7 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
       const back = await waitStatus(pi.id, 'awaiting_payment');
       expect(back.last_payment_error.message).toContain(sent.signature);
       solana.advance(40);
-      await new Promise((r) => setTimeout(r, 300));
+      await watched('solana');
       expect((await intentNow(pi.id)).status).toBe('awaiting_payment');
     });
   });

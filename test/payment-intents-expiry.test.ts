@@ -5,7 +5,7 @@ import { ManualClock } from '../src/shared/clock.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import { helpers } from './helpers/payment-intents.js';
-import { waitFor } from './helpers/wait.js';
+import { jobRuns, waitFor } from './helpers/wait.js';
 
 describe(`payment intent expiry before any sweep (${ENGINE})`, () => {
   // Jobs every 60 s: after the first tick at start, no sweep runs during these tests.
@@ -106,7 +106,7 @@ describe(`payment intent expiry by the background sweep (${ENGINE})`, () => {
       expect(r.status, r.text).toBe(201);
       return r.json;
     });
-    await new Promise((r) => setTimeout(r, 200)); // several sweeps with nothing due
+    await jobRuns(s.running.database.db, 'time-jobs', 3); // several sweeps with nothing due
     expect((await h.row(a.id)).status).toBe('awaiting_payment');
     clock.advance(61_000);
     await waitFor(
@@ -115,7 +115,7 @@ describe(`payment intent expiry by the background sweep (${ENGINE})`, () => {
       (statuses) => statuses.every((st) => st === 'expired'),
       { timeoutMs: 5000 },
     );
-    await new Promise((r) => setTimeout(r, 200)); // more sweeps: nothing more happens
+    await jobRuns(s.running.database.db, 'time-jobs', 3); // more sweeps: nothing more happens
     for (const x of [a, b]) {
       const events = await h.events(x.id);
       expect(events.map((e) => e.type)).toEqual(['payment_intent.created', 'payment_intent.expired']);

@@ -1,6 +1,7 @@
 // Waiting in tests for something that happens in the background (a worker, a sweep, a watcher, a request in
 // flight): poll a condition with a timeout, never a fixed sleep, and say what never happened when it fails.
 import { vi } from 'vitest';
+import type { Db } from '../../src/db/transaction.js';
 
 export interface WaitOptions {
   /** How long to wait before failing (default 10 s). */
@@ -43,4 +44,27 @@ function shown(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/**
+ * Returns once the background job under lease `name` (the clock jobs' `time-jobs`, a chain watcher's
+ * `chain-watch:<network>`) has run `runs` whole times after this call. Each tick renews the lease (real
+ * time) and then runs, one tick at a time, so a renewal seen after this call starts a run that has ended by
+ * the next renewal. A test that shows a job does nothing (more) waits for this instead of for a while.
+ */
+export async function jobRuns(db: Db, name: string, runs = 1, opts: WaitOptions = {}): Promise<void> {
+  let last: number | null = null;
+  let renewals = 0;
+  await waitFor(
+    `${runs} more whole runs of the job holding the lease ${name}`,
+    async () => {
+      const row = await db.selectFrom('leases').select('expires_at').where('name', '=', name).executeTakeFirst();
+      const at = row === undefined ? null : Number(row.expires_at);
+      if (last !== null && at !== null && at !== last) renewals++;
+      last = at ?? last;
+      return renewals;
+    },
+    (n) => n > runs,
+    { intervalMs: 20, ...opts },
+  );
 }
