@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
 import { ENGINE } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 import { serverAndReceiver } from './helpers/webhooks.js';
 
 describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
@@ -95,7 +96,7 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
       receiver()
         .received.filter((x) => JSON.parse(x.body).data?.id === paid.id)
         .map((x) => JSON.parse(x.body).type as string);
-    for (let i = 0; i < 100 && !(await types()).includes('payment_intent.disputed'); i++) await new Promise((res) => setTimeout(res, 50));
+    await waitFor('the disputed event delivered', types, (t) => t.includes('payment_intent.disputed'));
     expect(await types()).toEqual(
       expect.arrayContaining([
         'payment_intent.created',
@@ -130,12 +131,12 @@ describe(`merchant console: payments and sandbox tools (${ENGINE})`, () => {
       form: { _csrf: csrf, outcome: 'success', payment_method: 'card' },
     });
     // The first delivery failed once (500), then succeeded on its retry.
-    let html = '';
-    for (let i = 0; i < 100; i++) {
-      html = (await request('GET', `/console/payments/${pi.id}?env=test`, { cookie: ownerCookie })).html;
-      if (/Attempt 2: succeeded \(HTTP 200\)/.test(html)) break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    const html = await waitFor(
+      'the retried delivery on the page',
+      async () => (await request('GET', `/console/payments/${pi.id}?env=test`, { cookie: ownerCookie })).html,
+      (page) => /Attempt 2: succeeded \(HTTP 200\)/.test(page),
+      { intervalMs: 100 },
+    );
     expect(html).toMatch(/Attempt 1: failed \(HTTP 500\)/);
     expect(html).toMatch(/Attempt 2: succeeded \(HTTP 200\)/);
     for (const t of ['payment_intent.created', 'payment_intent.payment_failed', 'payment_intent.confirming', 'payment_intent.paid']) {

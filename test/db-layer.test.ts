@@ -13,6 +13,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import type { DB } from '../src/db/schema.js';
 import { newId, timeBase62 } from '../src/shared/ids.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 const turn = () => new Promise((r) => setImmediate(r));
 
@@ -84,8 +85,15 @@ describe('ids', () => {
   it('are the kind prefix, 8 base62 digits of the creation time and 16 random base62 characters', async () => {
     const a = newId('payment_intent');
     expect(a).toMatch(/^pi_[0-9A-Za-z]{24}$/);
-    const before = timeBase62(Date.now() - 1);
-    await new Promise((r) => setTimeout(r, 3));
+    const madeAt = Date.now();
+    const before = timeBase62(madeAt - 1);
+    // The next id is made in a later millisecond: its time part alone orders it after the first.
+    await waitFor(
+      'a later millisecond',
+      () => Date.now(),
+      (now) => now > madeAt,
+      { intervalMs: 1 },
+    );
     const b = newId('payment_intent');
     const after = timeBase62(Date.now() + 1);
     // Later ids sort after earlier ones (byte order), and the time part is the creation time.

@@ -7,6 +7,7 @@ import { transaction } from '../src/db/transaction.js';
 import { recordEvent } from '../src/modules/events/index.js';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';
+import { waitFor } from './helpers/wait.js';
 
 describe(`event feed (${ENGINE})`, () => {
   let s: TestServer;
@@ -28,10 +29,12 @@ describe(`event feed (${ENGINE})`, () => {
    * test files share the server, so wait (briefly) for committed events to become visible.
    */
   async function feedShows(sb: (m: string, p: string) => Promise<ApiResponse>, n: number): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      if ((await sb('GET', '/events?limit=100')).json.data.length >= n) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitFor(
+      `${n} events in the feed`,
+      async () => (await sb('GET', '/events?limit=100')).json.data.length,
+      (shown) => shown >= n,
+      { intervalMs: 25 },
+    );
   }
 
   it('newest first; `after` answers strictly newer events oldest first; type, limit and has_more', async () => {
@@ -121,11 +124,13 @@ describe(`event feed (${ENGINE})`, () => {
         // Done once the writers have finished and every event they committed has been read (events of
         // PostgreSQL transactions become visible only once older transactions of the server end).
         if (done && !r.json.has_more && seen.length >= 80) return;
+        // The reader's poll interval once the writers are done (it reads back to back while they write).
         if (done && r.json.data.length === 0) await new Promise((res) => setTimeout(res, 10));
       }
     })();
     const writes = Array.from({ length: 60 }, (_, i) =>
       (async () => {
+        // Staggered starts, so that writes land while the reader pages.
         await new Promise((r) => setTimeout(r, (i % 10) * 7));
         const pi = await sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' });
         if (i % 3 === 0) await sb('POST', `/payment-intents/${pi.json.id}/cancel`);
@@ -187,8 +192,11 @@ describe(`event feed (${ENGINE})`, () => {
       expect(ids(await sb('GET', '/events'))).toEqual([cursor]);
       slow.release();
       await slow.done;
-      let after = await sb('GET', `/events?after=${cursor}`);
-      for (let i = 0; i < 200 && after.json.data.length < 2; i++) after = await sb('GET', `/events?after=${cursor}`);
+      const after = await waitFor(
+        'both events shown once the slow one commits',
+        () => sb('GET', `/events?after=${cursor}`),
+        (x) => x.json.data.length >= 2,
+      );
       expect(after.json.data).toHaveLength(2);
       expect(after.json.data[0].id).toBe(slowId);
       expect(after.json.data[1].data.id).toBe(fast.json.id);
@@ -204,8 +212,11 @@ describe(`event feed (${ENGINE})`, () => {
       let fastId = '';
       const slow = slowEvent(m.merchant.id, async () => {
         const fast = await sb('POST', '/payment-intents', { amount: '11.00', currency: 'USD' });
-        let shown = await sb('GET', `/events?after=${cursor}`);
-        for (let i = 0; i < 200 && shown.json.data.length < 1; i++) shown = await sb('GET', `/events?after=${cursor}`);
+        const shown = await waitFor(
+          'the fast event shown',
+          () => sb('GET', `/events?after=${cursor}`),
+          (x) => x.json.data.length >= 1,
+        );
         expect(shown.json.data).toHaveLength(1);
         fastId = shown.json.data[0].id;
         expect(shown.json.data[0].data.id).toBe(fast.json.id);
@@ -215,8 +226,11 @@ describe(`event feed (${ENGINE})`, () => {
       expect(ids(await sb('GET', `/events?after=${cursor}`))).toEqual([]);
       slow.release();
       await slow.done;
-      let last = await sb('GET', `/events?after=${cursor}`);
-      for (let i = 0; i < 200 && last.json.data.length < 1; i++) last = await sb('GET', `/events?after=${cursor}`);
+      const last = await waitFor(
+        'the slow event shown once it commits',
+        () => sb('GET', `/events?after=${cursor}`),
+        (x) => x.json.data.length >= 1,
+      );
       expect(ids(last)).toEqual([slowId]);
     });
 
@@ -236,6 +250,7 @@ describe(`event feed (${ENGINE})`, () => {
           for (const id of ids(r)) seen.push(id);
           if (r.json.data.length > 0) cursor = seen[seen.length - 1]!;
           if (done && !r.json.has_more && seen.length >= 36) return;
+          // The reader's poll interval: it follows the feed as a client does, while the writers write.
           await new Promise((res) => setTimeout(res, 5));
         }
       })();
@@ -244,6 +259,7 @@ describe(`event feed (${ENGINE})`, () => {
         setTimeout(() => t.release(), 50 + i * 60);
         return t.done;
       });
+      // Fast writes spread over the slow transactions' lifetimes, so that commits interleave.
       const fastOnes = Array.from({ length: 30 }, (_, i) =>
         new Promise((r) => setTimeout(r, i * 12)).then(() => sb('POST', '/payment-intents', { amount: '10.00', currency: 'USD' })),
       );

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { serverAndReceiver } from './helpers/webhooks.js';
 
 /** Sample values of a metric text, by their label text: `{method="GET",route="…",status="200"}` -> value. */
@@ -65,12 +66,12 @@ describe(`metrics (${ENGINE})`, () => {
     });
     expect(paid.json.status).toBe('paid');
     await receiver().waitFor((got) => got.some((r) => r.body.includes(pi.json.id)), 10_000, 'the paid webhook');
-    let text = '';
-    for (let i = 0; i < 50; i++) {
-      text = await scrape();
-      if ((samples(text, 'cowrie_webhook_deliveries_total').get('{outcome="succeeded"}') ?? 0) >= 1) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const text = await waitFor(
+      'a succeeded delivery counted',
+      scrape,
+      (t) => (samples(t, 'cowrie_webhook_deliveries_total').get('{outcome="succeeded"}') ?? 0) >= 1,
+      { intervalMs: 100 },
+    );
     const moves = samples(text, 'cowrie_payment_intent_moves_total');
     const d = (m: Map<string, number>, m0: Map<string, number>, k: string) => (m.get(k) ?? 0) - (m0.get(k) ?? 0);
     expect(d(moves, moves0, '{from="awaiting_payment",to="confirming"}')).toBe(1);

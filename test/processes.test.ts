@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 
@@ -174,6 +175,7 @@ describe.skipIf(ENGINE !== 'postgres').each(TOPOLOGIES)('$name on one PostgreSQL
         const all = expected;
         if (all && page.json.data.length === 0 && [...all].every((id) => seen.includes(id))) return;
         expect(Date.now(), `the feed showed ${seen.length} events of ${all?.size ?? '?'}`).toBeLessThan(deadline);
+        // The reader's poll interval: it follows the feed as a client does, while the writers write.
         await new Promise((r) => setTimeout(r, 10));
       }
     })();
@@ -266,7 +268,7 @@ describe.skipIf(ENGINE !== 'postgres')('rail questions survive the process that 
       const worker = await spawnServer(db.url, { ...ENV, COWRIE_ROLE: 'worker' });
       procs.push(worker);
       await worker.ready;
-      for (let i = 0; i < 100 && (await status()).status !== 'paid'; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor('the intent paid by the worker', status, (row) => row.status === 'paid', { intervalMs: 100 });
       expect((await status()).status).toBe('paid');
     } finally {
       await check.close();
@@ -292,18 +294,21 @@ describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, 
     const pids = new Set<number>();
     // Ready means one process listens; the cluster spreads connections over the processes listening, so
     // wait until both do (on a busy machine the second can start a moment later).
-    for (let wait = 0; wait < 200; wait++) {
-      const listening = new Set<number>();
-      for (const line of server.stdout().split('\n')) {
-        if (!line.startsWith('{')) continue;
-        const log = JSON.parse(line) as { msg?: string; pid?: number; role?: string };
-        if (log.msg === 'listening' && log.role === 'api' && log.pid) listening.add(log.pid);
-      }
-      if (listening.size === 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      'both processes listening',
+      () => {
+        const listening = new Set<number>();
+        for (const line of server.stdout().split('\n')) {
+          if (!line.startsWith('{')) continue;
+          const log = JSON.parse(line) as { msg?: string; pid?: number; role?: string };
+          if (log.msg === 'listening' && log.role === 'api' && log.pid) listening.add(log.pid);
+        }
+        return listening.size;
+      },
+      (n) => n === 2,
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
     // A new connection each time, so that the cluster spreads them over both processes.
-    const served = new Map<string, number>();
     for (let i = 0; i < 30; i++) {
       const status = await new Promise<number>((resolve, reject) => {
         const req = httpGet(
@@ -331,26 +336,32 @@ describe.skipIf(ENGINE !== 'postgres')('--processes 2: one port, two processes, 
     expect(pids.size).toBe(2);
     // Both processes answered some of them (each logs the requests it completed; a busy machine may pass
     // a process's log lines on a little later than its answers, so the count is read until both show).
-    for (let wait = 0; wait < 40; wait++) {
-      served.clear();
-      for (const line of server.stdout().split('\n')) {
-        if (!line.includes('"request completed"')) continue;
-        const log = JSON.parse(line) as { pid: number };
-        served.set(String(log.pid), (served.get(String(log.pid)) ?? 0) + 1);
-      }
-      if (served.size === 2) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(served.size).toBe(2);
-    let total = 0;
-    for (let i = 0; i < 20 && total < 30; i++) {
-      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      const line = text
-        .split('\n')
-        .find((l) => l.startsWith('cowrie_http_requests_total{method="GET",route="/v1/auth/verify",status="200"'));
-      total = line ? Number(line.split(' ').pop()) : 0;
-      if (total < 30) await new Promise((r) => setTimeout(r, 100));
-    }
+    const served = await waitFor(
+      'requests completed by both processes',
+      () => {
+        const byPid: Record<string, number> = {};
+        for (const line of server.stdout().split('\n')) {
+          if (!line.includes('"request completed"')) continue;
+          const log = JSON.parse(line) as { pid: number };
+          byPid[log.pid] = (byPid[log.pid] ?? 0) + 1;
+        }
+        return byPid;
+      },
+      (byPid) => Object.keys(byPid).length === 2,
+    );
+    expect(Object.keys(served)).toHaveLength(2);
+    const total = await waitFor(
+      'the primary’s /metrics to count all 30 requests',
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const line = text
+          .split('\n')
+          .find((l) => l.startsWith('cowrie_http_requests_total{method="GET",route="/v1/auth/verify",status="200"'));
+        return line ? Number(line.split(' ').pop()) : 0;
+      },
+      (n) => n >= 30,
+      { intervalMs: 100 },
+    );
     expect(total).toBe(30);
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
@@ -420,7 +431,7 @@ describe.skipIf(ENGINE !== 'postgres')('live M-Pesa: a restart while waiting for
       const second = await spawnServer(db.url, { ...mpesaEnv, COWRIE_ROLE: 'worker' });
       procs.push(second);
       await second.ready;
-      for (let i = 0; i < 100 && (await status()).status !== 'paid'; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitFor('the intent paid by the STK query', status, (row) => row.status === 'paid', { intervalMs: 100 });
       // Paid by the STK query, which tells no receipt number (only a callback does).
       expect(await status()).toEqual({ status: 'paid', provider_reference: null });
     } finally {

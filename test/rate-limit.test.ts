@@ -11,6 +11,7 @@ import { createKey, createMerchant, type CreatedMerchant } from '../src/modules/
 import { systemClock } from '../src/shared/clock.js';
 import { SERVER_MAIN } from './helpers/server-process.js';
 import { TEST_SERVER_ENV } from './helpers/test-env.js';
+import { waitFor } from './helpers/wait.js';
 
 type Env = 'test' | 'live';
 
@@ -113,6 +114,7 @@ describe(`rate limits (${ENGINE})`, () => {
       expectRateLimited(limited, 'test', 5, 'limited');
       return { key: k, retryAfter: Number(limited.headers.get('retry-after')) };
     });
+    // The wait under test: a client waits what Retry-After says, in real time (the limiter's own clock).
     await sleep(retryAfter * 1000 + 50);
     expectAllowed(await s.call('test', 'GET', '/auth/verify', { key }), 'test', 5, 4, 'after the reset');
   });
@@ -210,15 +212,18 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
     });
     proc.base = `http://127.0.0.1:${port}`;
     // Answers? (A public route: it spends no key's budget.)
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`${proc.base}/v1/openapi.json`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (i > 100) throw new Error(`server at ${proc.base} does not answer:\n${output.join('')}`);
-      await sleep(100);
-    }
+    await waitFor(
+      `the server at ${proc.base} to answer`,
+      () =>
+        fetch(`${proc.base}/v1/openapi.json`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      Boolean,
+      { timeoutMs: 10_000, intervalMs: 100 },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}\n${output.join('')}`);
+    });
     return proc;
   }
 
@@ -315,6 +320,7 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
       expectRateLimited(limited, 'test', LIMIT, 'exhausted');
       return { key: k, retryAfter: Number(limited.headers.get('retry-after')) };
     });
+    // The wait under test: a client waits what Retry-After says, in real time (the limiter's own clock).
     await sleep(retryAfter * 1000 + 50);
     expectAllowed(await verify(procs[1]!, key), 'test', LIMIT, LIMIT - 1, 'B after the reset');
     expectAllowed(await verify(procs[0]!, key), 'test', LIMIT, LIMIT - 2, 'A after the reset');

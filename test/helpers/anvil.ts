@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, type Address, type Hex } from 'viem';
 import { foundry } from 'viem/chains';
 import { freePorts } from './server-process.js';
+import { waitFor } from './wait.js';
 
 const require = createRequire(import.meta.url);
 const SOURCE = fileURLToPath(new URL('../fixtures/TestStablecoin.sol', import.meta.url));
@@ -93,16 +94,19 @@ export async function startAnvil(opts: { port?: number; blockTime?: number; chai
   const url = `http://127.0.0.1:${port}`;
   const chain = { ...foundry, id: opts.chainId ?? 31337 };
   const pub = createPublicClient({ chain, transport: http(url, { retryCount: 0 }) });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      await pub.getBlockNumber({ cacheTime: 0 });
-      break;
-    } catch {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`anvil did not start: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const state = await waitFor(
+    'anvil to answer',
+    () =>
+      child.exitCode !== null
+        ? 'exited'
+        : pub.getBlockNumber({ cacheTime: 0 }).then(
+            () => 'up',
+            () => 'starting',
+          ),
+    (st) => st !== 'starting',
+    { timeoutMs: 20_000 },
+  ).catch(() => 'timed out');
+  if (state !== 'up') throw new Error(`anvil did not start (${state}): ${stderr}`);
   const wallet = createWalletClient({ chain, transport: http(url, { retryCount: 0 }) });
   const testClient = createTestClient({ chain, mode: 'anvil', transport: http(url, { retryCount: 0 }) });
   const token = testToken();
@@ -173,6 +177,7 @@ export async function startAnvil(opts: { port?: number; blockTime?: number; chai
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
+      // Its exit, or SIGKILL after a grace of 3 s.
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
       if (child.exitCode === null) child.kill('SIGKILL');
     },
