@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, createTestDatabase, type TestDatabase } from './helpers/harness.js';
 import { SERVER_MAIN, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,14 +28,10 @@ interface Command extends Running {
 }
 
 function waiter(output: () => string) {
-  return async (pattern: RegExp, timeoutMs = 20_000) => {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const m = pattern.exec(output());
-      if (m) return m;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  return async (pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> => {
+    // The output itself while the pattern is missing, so that a timeout shows it.
+    const read = () => pattern.exec(output()) ?? output();
+    return (await waitFor(`${pattern} in the output`, read, (m) => typeof m !== 'string', { timeoutMs })) as RegExpExecArray;
   };
 }
 
@@ -173,7 +170,18 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
       const c = await sdk.paymentIntents.create({ amount: '6.00', currency: 'USD' });
       await sdk.sandbox.simulate(c.id, { outcome: 'success', payment_method: 'card' });
       const got = await filtered.waitFor((r) => r.length >= 2, 20_000, 'two paid events');
-      await new Promise((r) => setTimeout(r, 1_500));
+      // Listen follows the feed in order: once it has read the feed past the last paid event twice (it asks
+      // the server), it has passed over every event before it and has nothing more to forward.
+      const lastPaid = (JSON.parse(got[1]!.body) as { id: string }).id;
+      await waitFor(
+        'listen to read the feed past the last paid event twice',
+        () =>
+          server
+            .stdout()
+            .split('\n')
+            .filter((l) => l.includes('"incoming request"') && l.includes(`/v1/events?after=${lastPaid}`)).length,
+        (n) => n >= 2,
+      );
       expect(filtered.received).toHaveLength(2);
       const paid = got.map((r) => constructEvent(r.body, r.headers, ready.secret));
       expect(paid.map((e) => e.type)).toEqual(['payment_intent.paid', 'payment_intent.paid']);

@@ -13,6 +13,7 @@ import {
 } from '../src/modules/rails/mpesa/daraja-client.js';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { loadConfig } from '../src/config.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const CREDS = { consumerKey: 'ck', consumerSecret: 'cs', shortcode: '174379', passkey: 'passkey-1' };
@@ -144,7 +145,8 @@ describe('Daraja peer and client', () => {
     const c2 = client();
     const p = await c2.stkPush({ amount: 5, phone: '254711111111', callbackUrl, accountReference: 'r', description: 'd' });
     expect(await c2.stkQuery(p.checkoutRequestId)).toEqual({ state: 'pending' });
-    await new Promise((r) => setTimeout(r, 500));
+    // The phone answers: its callback arrives, and from then on the query is final.
+    await receiver.waitFor((got) => got.some((r) => r.body.includes(p.checkoutRequestId)), 5000, 'the callback of the push');
     expect(await c2.stkQuery(p.checkoutRequestId)).toEqual({ state: 'final', resultCode: 1032, resultDesc: 'Request cancelled by user' });
   });
 
@@ -154,8 +156,18 @@ describe('Daraja peer and client', () => {
     peer.setBehaviour('254722222222', { callback: 'twice', delayMs: 50 });
     const twice = await c.stkPush({ amount: 7, phone: '254722222222', callbackUrl, accountReference: 'r', description: 'd' });
     peer.setBehaviour('254733333333', { callback: 'never', delayMs: 50 });
-    await c.stkPush({ amount: 7, phone: '254733333333', callbackUrl, accountReference: 'r', description: 'd' });
-    await new Promise((r) => setTimeout(r, 600));
+    const never = await c.stkPush({ amount: 7, phone: '254733333333', callbackUrl, accountReference: 'r', description: 'd' });
+    // Every callback the peer sends for them has been sent, none is left to send, and what was sent has arrived.
+    const pushes = peer.pushes.filter((x) => [twice.checkoutRequestId, never.checkoutRequestId].includes(x.checkoutRequestId));
+    await waitFor(
+      'the peer’s callbacks sent and received',
+      () => ({
+        scheduled: peer.pendingCallbacks,
+        sent: pushes.reduce((n, x) => n + x.callbacks, 0),
+        received: receiver.received.length,
+      }),
+      (v) => v.scheduled === 0 && v.received >= v.sent,
+    );
     expect(receiver.received).toHaveLength(2);
     for (const got of receiver.received) {
       const cb = parseStkCallback(JSON.parse(got.body));

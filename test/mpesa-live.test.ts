@@ -10,6 +10,7 @@ import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay, waitForStatus, eventTypes } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';
 import { MPESA_TEST_CREDENTIALS, mpesaEnv } from './helpers/mpesa.js';
+import { waitFor } from './helpers/wait.js';
 
 describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
   let s: TestServer;
@@ -45,6 +46,14 @@ describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
     const r = await pay(s, page, { method: 'mpesa', phone });
     return { page, r };
   }
+  /** Daraja's callbacks for `push` that the server has answered (each callback URL is the push's own). */
+  const answeredCallbacks = (push: { body: Record<string, unknown> }) => {
+    const path = new URL(String(push.body['CallBackURL'])).pathname;
+    const callbacks = new Set(
+      s.logs.filter((l) => l['msg'] === 'incoming request' && (l['req'] as { url?: string })?.url === path).map((l) => l['request_id']),
+    );
+    return s.logs.filter((l) => l['msg'] === 'request completed' && callbacks.has(l['request_id'])).length;
+  };
   const railRow = (intentId: string) =>
     s.running.database.db
       .selectFrom('rail_payments')
@@ -113,7 +122,11 @@ describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
     peer.setNextBehaviour({ callback: 'twice' });
     const a = await payByPhone(dup, '0712345678');
     await waitForStatus(s, a.page, (x) => x.status === 'paid');
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(
+      'both callbacks answered',
+      () => answeredCallbacks(peer.pushes.at(-1)!),
+      (n) => n === 2,
+    );
     expect((await eventTypes(s, dup.id)).filter((t) => t === 'payment_intent.paid')).toHaveLength(1);
     expect(peer.pushes.at(-1)!.callbacks).toBe(2);
 

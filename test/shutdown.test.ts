@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
 import { api, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
+import { waitFor } from './helpers/wait.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const ENV = {
@@ -47,8 +48,10 @@ describe(`graceful shutdown (${ENGINE})`, () => {
     await api(server.sandboxPort, key, 'POST', '/payment-intents', { amount: '2.00', currency: 'USD' });
     await rx.waitFor((got) => got.length === 2, 10_000, 'the second delivery');
 
-    // A request in flight: its body is still arriving when the signal comes.
+    // A request in flight: its body is still arriving when the signal comes, and its rest is sent only once
+    // new connections are refused.
     const body = JSON.stringify({ name: 'In flight', email: 'flight@example.com' });
+    let sendRest!: () => void;
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(
         {
@@ -67,14 +70,25 @@ describe(`graceful shutdown (${ENGINE})`, () => {
       );
       req.on('error', reject);
       req.write(body.slice(0, 10));
-      setTimeout(() => req.end(body.slice(10)), 500);
+      sendRest = () => req.end(body.slice(10));
     });
-    await new Promise((r) => setTimeout(r, 150));
+    await waitFor('the server to have the request in flight', () =>
+      server
+        .stdout()
+        .split('\n')
+        .some((line) => line.includes('"incoming request"') && line.includes('"url":"/v1/customers"')),
+    );
     const t0 = Date.now();
     server.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 150));
-    // New connections are refused once it stops accepting.
-    await expect(fetch(`http://127.0.0.1:${server.sandboxPort}/healthz`)).rejects.toThrow();
+    // New connections are refused once it stops accepting, while the request in flight is still open.
+    await waitFor('new connections refused', () =>
+      fetch(`http://127.0.0.1:${server.sandboxPort}/healthz`).then(
+        () => false,
+        () => true,
+      ),
+    );
+    expect(server.child.exitCode).toBeNull();
+    sendRest();
     const inFlight = await answered;
     expect(inFlight.status, inFlight.text).toBe(201);
     expect(JSON.parse(inFlight.text).name).toBe('In flight');

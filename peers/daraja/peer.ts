@@ -67,6 +67,8 @@ export interface DarajaPeer {
   pushes: PushRecord[];
   /** OAuth tokens handed out. */
   tokenRequests: number;
+  /** Callbacks scheduled and not sent yet (a `never` push schedules none). */
+  readonly pendingCallbacks: number;
   /** Every call received: method, path, status answered. */
   calls: Array<{ path: string; status: number }>;
   setBehaviour(phone: string, behaviour: Partial<PeerBehaviour>): void;
@@ -292,6 +294,9 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
     calls,
     get tokenRequests() {
       return tokenRequests;
+    },
+    get pendingCallbacks() {
+      return timers.size;
     },
     setBehaviour: (phone, b) => void phones.set(phone.replace(/^\+/, ''), b),
     setNextBehaviour: (b) => {
