@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Db } from './db/transaction.js';
-import type { RateLimiter } from './http/rate-limit.js';
+import type { RateLimiter, WindowLimiter } from './http/rate-limit.js';
 import type { RunTimeJobs } from './jobs/time-jobs.js';
 import type { ConsoleAuth } from './modules/console/index.js';
 import type { CustomerService } from './modules/customers/index.js';
@@ -47,5 +47,7 @@ export interface Services {
   chainDeposits: ChainDeposits;
   /** The merchant console's users, sessions and audit log. */
   console: ConsoleAuth;
+  /** Console sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the sign-in route. */
+  consoleLogins: WindowLimiter;
   runTimeJobs: RunTimeJobs;
 }

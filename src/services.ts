@@ -132,12 +132,8 @@ export async function buildServices(config: Config, database: Database, opts: { 
     mpesa,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, sink, clock: clocks.base }),
-    console: new ConsoleAuth({
-      db,
-      clock: clocks.base,
-      hashCost: config.passwordHashCost,
-      loginLimiter: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
-    }),
+    console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
+    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();

@@ -1,13 +1,13 @@
 // Who may use the console, and how they prove it (DECISIONS "The merchant console"): users of one merchant
 // with a role, a password (scrypt) and an optional TOTP second factor; server-side sessions behind a cookie
 // holding a random token (only its SHA-256 is stored), with a CSRF token each and a 12-hour idle expiry;
-// five consecutive wrong passwords lock an account for 15 minutes; 20 login attempts a minute per client
-// address. The operator's commands (`cowrie users create`, `reset-password`) use the same service.
+// five consecutive wrong passwords lock an account for 15 minutes. The sign-in route spends the client
+// address's budget (LOGINS_PER_MINUTE) before calling login. The operator's commands (`cowrie users
+// create`, `reset-password`) use the same service.
 import { createHash, randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import type { ConsoleRole, ConsoleUserRow } from '../../db/schema.js';
 import type { Db } from '../../db/transaction.js';
-import type { WindowLimiter } from '../../http/rate-limit.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -19,6 +19,7 @@ export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonl
 export const SESSION_IDLE_MS = 12 * 3_600_000;
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MS = 15 * 60_000;
+/** Sign-in attempts a minute per client address, counted by the sign-in route. */
 export const LOGINS_PER_MINUTE = 20;
 export const MIN_PASSWORD_LENGTH = 12;
 
@@ -121,7 +122,7 @@ export async function createConsoleUser(
 }
 
 export class ConsoleAuth {
-  constructor(private readonly deps: { db: Db; clock: Clock; loginLimiter: WindowLimiter; hashCost: number }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; hashCost: number }) {}
 
   private now(): number {
     return this.deps.clock.nowMs();
@@ -145,9 +146,6 @@ export class ConsoleAuth {
 
   /** Checks a login; answers the new session's cookie token. */
   async login(input: { email: string; password: string; code?: string; ip: string }): Promise<{ token: string; session: ConsoleSession }> {
-    const rate = await this.deps.loginLimiter.consume(input.ip);
-    if (!rate.allowed)
-      throw new ConsoleError(429, `Too many sign-in attempts from your address; try again in ${rate.resetSeconds} seconds.`);
     const wrong = new ConsoleError(401, 'The email or password is not right.');
     let email: string;
     try {

@@ -161,6 +161,14 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
   app.post('/console/login', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const email = typeof form['email'] === 'string' ? form['email'] : '';
+    const refused = (status: number, error: string) =>
+      send(reply, status, loginPage({ style, session: null, path: '/console/login' }, { error, email }));
+    // The client address's budget is spent before any password is checked.
+    const rate = await deps.consoleLogins.consume(request.ip);
+    if (!rate.allowed) {
+      reply.header('retry-after', '60');
+      return refused(429, `Too many sign-in attempts from your address; try again in ${rate.resetSeconds} seconds.`);
+    }
     try {
       const { token } = await auth.login({
         email,
@@ -176,8 +184,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: Services
         .send();
     } catch (err) {
       if (!(err instanceof ConsoleError)) throw err;
-      if (err.status === 429) reply.header('retry-after', '60');
-      return send(reply, err.status, loginPage({ style, session: null, path: '/console/login' }, { error: err.message, email }));
+      return refused(err.status, err.message);
     }
   });
 
