@@ -136,7 +136,7 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     const confirming = await waitStatus(pi.id, 'confirming');
     expect(confirming).toMatchObject({ payment_method: 'external_wallet', provider_reference: sent.hash, amount_received: next.amount });
     // Not paid before the depth, however long the watcher looks.
-    await jobRuns(s.running.database.db, 'chain-watch:base', 3);
+    await jobRuns(s.running.database.db, 'chain-watch:base', 2);
     expect((await intentNow(pi.id)).status).toBe('confirming');
     await base.mine(CONFIRMATIONS - 1);
     const paid = await waitStatus(pi.id, 'paid');

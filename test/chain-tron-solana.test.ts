@@ -68,8 +68,8 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
   };
   const transferOf = (txHash: string) =>
     s.running.database.db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
-  /** The network's watcher has looked at the chain three more times, start to end. */
-  const watched = (network: 'tron' | 'solana') => jobRuns(s.running.database.db, `chain-watch:${network}`, 3);
+  /** The network's watcher has looked at the chain twice more, start to end. */
+  const watched = (network: 'tron' | 'solana') => jobRuns(s.running.database.db, `chain-watch:${network}`, 2);
   const waitTransfer = (txHash: string, done: (t: any) => boolean) =>
     waitFor(
       `transfer ${txHash}`,
