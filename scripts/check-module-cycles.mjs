@@ -8,7 +8,7 @@ const folderOf = (path) => FOLDER.exec(path)?.[0] ?? path;
 
 const result = await cruise(['src'], {
   includeOnly: '^src/',
-  tsPreCompilationDeps: false,
+  tsPreCompilationDeps: true,
   tsConfig: { fileName: 'tsconfig.json' },
   enhancedResolveOptions: { extensions: ['.ts', '.js'] },
 });

@@ -9,7 +9,8 @@ import { createRateLimiter, createWindowLimiter } from './http/rate-limit.js';
 import { ConsoleAuth, LOGINS_PER_MINUTE } from './modules/console/index.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
-import { IntentService, PaymentService, checkoutUrlFor, type PaymentReport, type WithinOutcome } from './modules/payment-intents/index.js';
+import { IntentService, RailRegistry, checkoutUrlFor } from './modules/payment-intents/index.js';
+import { PaymentService } from './modules/payments/index.js';
 import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -19,7 +20,6 @@ import {
   DarajaClient,
   loadEvmSource,
   MpesaRail,
-  RailRegistry,
   SandboxRail,
   SolanaSource,
   TronSource,
@@ -33,7 +33,6 @@ import { ReportService } from './modules/reports/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
 import { WebhookService } from './modules/webhooks/index.js';
 import { MerchantClocks, systemClock, type Clock } from './shared/clock.js';
-import type { MerchantScope } from './shared/scope.js';
 
 export interface BuiltServices extends Services {
   close(): Promise<void>;
@@ -48,32 +47,16 @@ export async function buildServices(config: Config, database: Database, opts: { 
   const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
 
   const customers = new CustomerService({ db, clock: clocks.base });
-  // Rails are registered below (they report to the payment service); the intents ask which methods they carry.
+  // The registry is filled below, once the rails are built (they apply outcomes through the payments
+  // service); intents ask it which methods can be offered.
   const rails = new RailRegistry();
-  const intents = new IntentService({
-    db,
-    clocks,
-    rates,
-    checkoutUrl,
-    methodCarried: (environment, method) => rails.railFor(environment, method) !== null,
-    findCustomer: (scope, id) => customers.find(scope, id),
-  });
+  const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers });
   const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
-  const payments = new PaymentService({
-    db,
-    clocks,
-    rates,
-    checkoutUrl,
-    settlementPolicy: settlementPolicy(config),
-    linkCap: links.capCheck,
-  });
-  const sink = {
-    report: (scope: MerchantScope, report: PaymentReport, within?: WithinOutcome) => payments.apply(scope, report, within),
-  };
-  rails.register('test', new SandboxRail(sink, { db, clocks }));
+  const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
+  rails.register('test', new SandboxRail(payments, { db, clocks }));
   // The live M-Pesa rail, when its credentials are configured (DECISIONS "Live payment rails").
   const mpesa = config.mpesa
-    ? new MpesaRail(sink, {
+    ? new MpesaRail(payments, {
         db,
         clocks,
         client: new DarajaClient({
@@ -91,7 +74,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
   if (mpesa) rails.register('live', mpesa);
   // The live on-chain wallet rail: one watcher per configured network (DECISIONS "Live payment rails").
   const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
-  const chainWatchers = sources.map((source) => new ChainWatcher({ db, sink, source, clock: clocks.base, logger: opts.logger }));
+  const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger: opts.logger }));
   if (sources.length > 0) {
     const networks = new Map<WalletNetwork, ChainRailNetwork>();
     for (const [i, source] of sources.entries()) {
@@ -131,7 +114,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     rails,
     mpesa,
     chainWatchers,
-    chainDeposits: new ChainDeposits({ db, sink, clock: clocks.base }),
+    chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),

@@ -61,3 +61,15 @@ export async function readPage<R extends Cursor, T>(
   }
   return toPage(await page(cursor, opts.limit), opts.limit, view);
 }
+
+/** A time window: inclusive start, exclusive end, in milliseconds. */
+export interface Window {
+  startMs: number;
+  endMs: number;
+}
+
+/** A keyset position on (time, id). */
+export interface KeyCursor {
+  at: number;
+  id: string;
+}

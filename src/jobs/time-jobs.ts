@@ -7,9 +7,9 @@ import type { Db } from '../db/transaction.js';
 import type { Lease } from '../db/leases.js';
 import type { MerchantClocks } from '../shared/clock.js';
 import type { MerchantScope } from '../shared/scope.js';
-import type { IntentService } from '../modules/payment-intents/index.js';
+import type { IntentService, RailRegistry } from '../modules/payment-intents/index.js';
 import { matureDueSettlements } from '../modules/settlements/index.js';
-import type { RailRegistry } from '../modules/rails/index.js';
+import { askDueRailPayments } from '../modules/rails/index.js';
 
 /** Runs every time-based job once, for every merchant or for one merchant's environment. */
 export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
@@ -17,7 +17,7 @@ export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
 export function timeJobs(deps: { db: Db; clocks: MerchantClocks; intents: IntentService; rails?: RailRegistry }): RunTimeJobs {
   return async (scope = {}) => {
     // Rail questions first: an answer that came due may pay an intent that would otherwise expire.
-    await deps.rails?.pollDue(deps.db, deps.clocks.base.nowMs());
+    if (deps.rails) await askDueRailPayments(deps.db, deps.rails, deps.clocks.base.nowMs());
     await deps.intents.expireOverdue(scope);
     await matureDueSettlements(deps.db, deps.clocks, scope);
   };

@@ -6,7 +6,7 @@
 import { AppError } from '../../src/shared/errors.js';
 import { PAYMENT_METHODS } from '../../src/modules/payment-intents/index.js';
 import type { PaymentMethod } from '../../src/modules/payment-intents/index.js';
-import type { PaymentRail, RefundResult, StartPaymentResult } from '../../src/modules/rails/index.js';
+import type { PaymentRail, RefundResult, StartPaymentResult } from '../../src/modules/payment-intents/index.js';
 
 export class LiveStandInRail implements PaymentRail {
   readonly name = 'live-stand-in';

@@ -3,6 +3,7 @@
 import type { PaymentLinkRow } from '../../db/schema.js';
 import { WALLET_ASSETS, WALLET_NETWORKS, WALLET_NETWORK_NAMES } from '../rails/index.js';
 import { METHOD_LABELS, returnUrlOf, statusDetail, statusHeadline, FINAL_STATUSES, type CheckoutIntent } from './checkout.service.js';
+import { isPayable } from '../payment-intents/index.js';
 
 export interface Assets {
   script: string;
@@ -135,7 +136,7 @@ export function checkoutPage(
   const r = c.row;
   const sandbox = r.environment === 'test';
   const final = FINAL_STATUSES.has(r.status) || c.linkFull;
-  const payable = r.status === 'awaiting_payment' && !c.linkFull;
+  const payable = isPayable(r, c.now) && !c.linkFull;
   const secondsLeft = Math.max(0, Math.floor((r.expires_at - c.now) / 1000));
   const returnUrl = returnUrlOf(r);
   const methods = payable && c.methods.length > 0;

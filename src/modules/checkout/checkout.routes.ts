@@ -10,7 +10,7 @@ import { AppError } from '../../shared/errors.js';
 import { StringEnum } from '../../shared/schema.js';
 import type { Environment } from '../../shared/scope.js';
 import { findMerchantName } from '../merchants/index.js';
-import { PAYMENT_METHODS } from '../payment-intents/index.js';
+import { PAYMENT_METHODS, isPayable } from '../payment-intents/index.js';
 import { paymentUri, type StableAsset, type WalletNetwork } from '../rails/index.js';
 import { Decimal } from '../../shared/money.js';
 import type { OpenLinkResult } from '../payment-links/index.js';
@@ -123,7 +123,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     securityHeaders(reply);
     const body = request.body;
     const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
-    if (c.row.status !== 'awaiting_payment') throw new AppError('intent_not_payable', 'This payment can no longer be paid.');
+    if (!isPayable(c.row, c.now)) throw new AppError('intent_not_payable', 'This payment can no longer be paid.');
     if (c.linkFull) throw customerError(new AppError('payment_link_completed', ''), c.merchantName);
     if (!c.methods.includes(body.method)) {
       throw new AppError('payment_method_unavailable', 'This payment method is not available for this payment.', { param: 'method' });

@@ -8,13 +8,15 @@ import { AppError } from '../../shared/errors.js';
 import type { Environment } from '../../shared/scope.js';
 import {
   findIntentWithMerchantName,
+  isPayable,
   isOverdue,
   PAYMENT_METHODS,
   type IntentService,
   type PaymentMethod,
+  type RailRegistry,
 } from '../payment-intents/index.js';
 import type { LinkService } from '../payment-links/index.js';
-import { latestRailPayment, WALLET_NETWORKS, WALLET_NETWORK_NAMES, type RailRegistry, type WalletNetwork } from '../rails/index.js';
+import { latestRailPayment, WALLET_NETWORKS, WALLET_NETWORK_NAMES, type WalletNetwork } from '../rails/index.js';
 
 export interface CheckoutIntent {
   row: PaymentIntentRow;
@@ -75,7 +77,7 @@ export async function loadCheckout(deps: CheckoutDeps, environment: Environment,
   }
   const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
   const methods = PAYMENT_METHODS.filter((m) => allowed.includes(m) && deps.rails.railFor(row.environment, m) !== null);
-  const linkFull = row.payment_link !== null && row.status === 'awaiting_payment' && (await deps.links.isFull(row.payment_link));
+  const linkFull = row.payment_link !== null && isPayable(row, now) && (await deps.links.isFull(row.payment_link));
   const walletNetworks = deps.rails.railFor(row.environment, 'external_wallet')?.networks ?? WALLET_NETWORKS;
   return { row, merchantName: found.merchantName, now, methods, walletNetworks, linkFull, attempt };
 }

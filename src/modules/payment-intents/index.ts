@@ -10,13 +10,15 @@ export {
 } from './payment-intent.schema.js';
 export { IntentService, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
 export {
-  PaymentService,
-  type Applied,
-  type LinkCapCheck,
-  type PaymentReport,
-  type PaymentServiceDeps,
-  type WithinOutcome,
-} from './payments.service.js';
+  RailRegistry,
+  type DepositResult,
+  type PaymentRail,
+  type RefundRequest,
+  type RefundResult,
+  type SimulatedDeposit,
+  type StartPaymentRequest,
+  type StartPaymentResult,
+} from './rails.js';
 export {
   INTENT_EVENTS_IN_PLACE,
   INTENT_MOVES,
@@ -24,14 +26,26 @@ export {
   IntentMoveConflict,
   OUTCOMES_BY_STATUS,
   PAYMENT_OUTCOMES,
+  acceptsOutcome,
   expireIfOverdue,
   isOverdue,
+  isPayable,
+  outcomeFor,
   moveIntent,
   recordIntentEventInPlace,
   type MoveContext,
   type PaymentOutcome,
 } from './state-machine.js';
-export { findIntent, findIntentWithMerchantName, latestIntent, lockIntent } from './payment-intents.repo.js';
+export {
+  countPaidIntentsOfLink,
+  countPaidIntentsOfLinks,
+  findIntent,
+  findIntentById,
+  findIntentWithMerchantName,
+  intentsEndedBefore,
+  latestIntent,
+  lockIntent,
+} from './payment-intents.repo.js';
 export {
   FAILURE_CODES,
   MAX_FAILED_ATTEMPTS,
@@ -41,3 +55,10 @@ export {
   type FailureCode,
 } from './payment-failures.js';
 export { PAYMENT_METHODS, methodAllowed, methodsFor, type PaymentMethod } from './payment-methods.js';
+export {
+  PAYMENT_REPORT_COLUMNS,
+  countPaidPayments,
+  paidPaymentCursor,
+  paidPaymentsPage,
+  type PaymentReportRow,
+} from './paid-payments.repo.js';

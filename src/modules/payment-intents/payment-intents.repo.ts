@@ -122,3 +122,52 @@ export async function findOverdueIntentIds(
   if (opts.environment) q = q.where('pi.environment', '=', opts.environment);
   return q.orderBy('pi.expires_at').limit(opts.limit).execute();
 }
+
+/** Intents of a link that were paid (a later refund does not give the place back). */
+export async function countPaidIntentsOfLink(db: Q, linkId: string): Promise<number> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('payment_link', '=', linkId)
+    .where('status', 'in', ['paid', 'refunded'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Paid intents of each of several links (one query for a page of links). */
+export async function countPaidIntentsOfLinks(db: Q, linkIds: string[]): Promise<Map<string, number>> {
+  if (linkIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select((eb) => ['payment_link', eb.fn.countAll().as('n')])
+    .where('payment_link', 'in', linkIds)
+    .where('status', 'in', ['paid', 'refunded'])
+    .groupBy('payment_link')
+    .execute();
+  return new Map(rows.map((r) => [r.payment_link!, Number(r.n)]));
+}
+
+/** The intent an operator names, whatever its merchant (the operator's commands). */
+export async function findIntentById(db: Q, id: string): Promise<PaymentIntentRow | undefined> {
+  return db.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Of these intents, those that ended (paid, failed, cancelled, refunded…) or expired unpaid at or before
+ * `before`: their wallet amounts need not stay reserved.
+ */
+export async function intentsEndedBefore(db: Q, ids: readonly string[], before: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select('id')
+    .where('id', 'in', ids)
+    .where((pi) =>
+      pi.or([
+        pi.and([pi('status', '=', 'awaiting_payment'), pi('expires_at', '<=', before)]),
+        pi.and([pi('status', 'not in', ['awaiting_payment', 'confirming']), pi('updated_at', '<=', before)]),
+      ]),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}

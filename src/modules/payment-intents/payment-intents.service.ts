@@ -20,6 +20,8 @@ import {
   type PaymentIntent,
 } from './payment-intent.schema.js';
 import { methodAllowed, methodsFor, whyUnavailable, type PaymentMethod } from './payment-methods.js';
+import type { CustomerService } from '../customers/index.js';
+import type { RailRegistry } from './rails.js';
 import * as repo from './payment-intents.repo.js';
 import { IntentMoveConflict, addCreationEvents, expireIfOverdue, isOverdue, moveIntent } from './state-machine.js';
 
@@ -49,10 +51,10 @@ export interface IntentServiceDeps {
   clocks: MerchantClocks;
   rates: RateProvider;
   checkoutUrl: CheckoutUrlFor;
-  /** Whether a rail carries the method in the environment (a method no rail carries cannot be offered). */
-  methodCarried: (environment: Environment, method: PaymentMethod) => boolean;
-  /** A stored customer of the merchant's environment, for `customer: "cus_…"`. */
-  findCustomer: (scope: MerchantScope, id: string) => Promise<{ id: string; email: string | null; phone: string | null } | undefined>;
+  /** Which rail carries a method in an environment (a method no rail carries cannot be offered). */
+  rails: Pick<RailRegistry, 'railFor'>;
+  /** Stored customers, for `customer: "cus_…"`. */
+  customers: Pick<CustomerService, 'find'>;
 }
 
 function checkReturnUrl(url: string): void {
@@ -123,7 +125,7 @@ export class IntentService {
     const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
     const amount = requireAmount(input.amount, currency, 'amount');
     let methods: PaymentMethod[];
-    const carried = (m: PaymentMethod) => this.deps.methodCarried(scope.environment, m);
+    const carried = (m: PaymentMethod) => this.deps.rails.railFor(scope.environment, m) !== null;
     if (input.payment_methods === undefined) {
       methods = methodsFor(currency, asset).filter(carried);
       if (methods.length === 0) {
@@ -202,7 +204,7 @@ export class IntentService {
 
   /** `customer: "cus_…"`: the stored customer's id, email and phone, or 400 naming `customer`. */
   private async storedCustomer(scope: MerchantScope, id: string): Promise<IntentCustomerValue> {
-    const found = await this.deps.findCustomer(scope, id);
+    const found = await this.deps.customers.find(scope, id);
     if (!found) throw new AppError('parameter_invalid', `Invalid customer: no customer '${id}' in this environment`, { param: 'customer' });
     return {
       id: found.id,

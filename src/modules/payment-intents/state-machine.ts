@@ -101,6 +101,15 @@ export function isOverdue(row: Pick<PaymentIntentRow, 'status' | 'expires_at'>, 
   return row.status === 'awaiting_payment' && row.expires_at <= nowMs;
 }
 
+/**
+ * Whether an intent can still take a payment now: awaiting payment and not past its expiry (by its
+ * merchant's clock). The one answer to "can this intent still be paid?" for the checkout, the links, the
+ * rails and the wallet allocations.
+ */
+export function isPayable(row: Pick<PaymentIntentRow, 'status' | 'expires_at'>, nowMs: number): boolean {
+  return row.status === 'awaiting_payment' && row.expires_at > nowMs;
+}
+
 export class IllegalIntentMove extends Error {
   constructor(
     readonly from: IntentStatus,

@@ -20,17 +20,6 @@ export async function findLinkInEnvironment(db: Q, environment: Environment, id:
   return db.selectFrom('payment_links').selectAll().where('id', '=', id).where('environment', '=', environment).executeTakeFirst();
 }
 
-/** Intents of a link that were paid (a later refund does not give the place back). */
-export async function countPaidIntents(db: Q, linkId: string): Promise<number> {
-  const row = await db
-    .selectFrom('payment_intents')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('payment_link', '=', linkId)
-    .where('status', 'in', ['paid', 'refunded'])
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** The link's cap, its row locked for the rest of the transaction (concurrent payments queue here). */
 export async function lockLinkCap(tx: Tx, linkId: string): Promise<{ id: string; max_payments: number | null } | undefined> {
   return forUpdate(tx, tx.selectFrom('payment_links').select(['id', 'max_payments']).where('id', '=', linkId)).executeTakeFirst();
@@ -52,19 +41,6 @@ export async function listLinks(
   let base = scopedRows(db, 'payment_links', scope);
   if (active !== undefined) base = base.where('active', '=', active ? 1 : 0);
   return keysetPage(engineOf(db), base, cursor, limit).execute();
-}
-
-/** Paid intents of each of several links (one query for a page of links). */
-export async function countPaidIntentsOf(db: Q, linkIds: string[]): Promise<Map<string, number>> {
-  if (linkIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('payment_intents')
-    .select((eb) => ['payment_link', eb.fn.countAll().as('n')])
-    .where('payment_link', 'in', linkIds)
-    .where('status', 'in', ['paid', 'refunded'])
-    .groupBy('payment_link')
-    .execute();
-  return new Map(rows.map((r) => [r.payment_link!, Number(r.n)]));
 }
 
 /** The intent a visit of the link's page minted, if any. */

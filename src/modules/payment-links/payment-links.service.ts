@@ -9,7 +9,7 @@ import { newId } from '../../shared/ids.js';
 import { formatAmount, requireAmount, requireAsset, requireFiat, type FiatCurrency } from '../../shared/money.js';
 import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
-import type { IntentService } from '../payment-intents/index.js';
+import { countPaidIntentsOfLink, countPaidIntentsOfLinks, isPayable, type IntentService } from '../payment-intents/index.js';
 import {
   linkStatus,
   linkView,
@@ -40,7 +40,7 @@ export class LinkService {
   constructor(private readonly deps: LinkServiceDeps) {}
 
   private async view(link: PaymentLinkRow): Promise<PaymentLink> {
-    const paid = await repo.countPaidIntents(this.deps.db, link.id);
+    const paid = await countPaidIntentsOfLink(this.deps.db, link.id);
     return linkView(link, this.deps.linkUrl, paid, await this.deps.clocks.nowMs(scopeOf(link)));
   }
 
@@ -90,7 +90,7 @@ export class LinkService {
     }
     if (input.max_payments !== undefined) {
       if (input.max_payments !== null) {
-        const paid = await repo.countPaidIntents(db, link.id);
+        const paid = await countPaidIntentsOfLink(db, link.id);
         if (input.max_payments < paid) {
           throw new AppError('parameter_invalid', `Invalid max_payments: the link already has ${paid} paid payments`, {
             param: 'max_payments',
@@ -117,7 +117,7 @@ export class LinkService {
       (id) => repo.findLink(db, scope, id),
       async (cursor, limit) => {
         const rows = await repo.listLinks(db, scope, cursor, limit, opts.active);
-        paid = await repo.countPaidIntentsOf(
+        paid = await countPaidIntentsOfLinks(
           db,
           rows.slice(0, limit).map((r) => r.id),
         );
@@ -142,7 +142,7 @@ export class LinkService {
   /** Whether the link that minted an intent has no place left for one more paid payment. */
   async isFull(linkId: string): Promise<boolean> {
     const link = await repo.findLinkCap(this.deps.db, linkId);
-    return link?.max_payments != null && (await repo.countPaidIntents(this.deps.db, linkId)) >= link.max_payments;
+    return link?.max_payments != null && (await countPaidIntentsOfLink(this.deps.db, linkId)) >= link.max_payments;
   }
 
   /**
@@ -150,15 +150,15 @@ export class LinkService {
    * left for one more paid intent, else null. Of any number of concurrent payments, exactly as many as
    * there are places left end paid.
    */
-  readonly capCheck = async (tx: Tx, linkId: string): Promise<AppError | null> => {
+  async capCheck(tx: Tx, linkId: string): Promise<AppError | null> {
     const link = await repo.lockLinkCap(tx, linkId);
     if (!link || link.max_payments === null) return null;
-    if ((await repo.countPaidIntents(tx, linkId)) < link.max_payments) return null;
+    if ((await countPaidIntentsOfLink(tx, linkId)) < link.max_payments) return null;
     return new AppError(
       'payment_link_completed',
       `The payment link ${linkId} already has its ${link.max_payments} paid payment${link.max_payments === 1 ? '' : 's'}; this payment was declined and the intent is still unpaid.`,
     );
-  };
+  }
 
   /** What a GET of the link's page shows: its form, or why it takes no payment. Mints nothing. */
   async open(link: PaymentLinkRow): Promise<OpenLinkResult> {
@@ -195,7 +195,7 @@ export class LinkService {
     if (previous) {
       const intent = await this.deps.intents.findRow(scope, previous.payment_intent_id);
       // Not yet there: a concurrent send of this visit is minting it.
-      if (!intent || (intent.status === 'awaiting_payment' && intent.expires_at > now && intent.amount === amount)) {
+      if (!intent || (isPayable(intent, now) && intent.amount === amount)) {
         return { kind: 'minted', link, intentId: previous.payment_intent_id };
       }
     }
@@ -224,7 +224,7 @@ export class LinkService {
 
   private async statusOf(link: PaymentLinkRow): Promise<LinkStatus> {
     const now = await this.deps.clocks.nowMs(scopeOf(link));
-    return linkStatus(link, await repo.countPaidIntents(this.deps.db, link.id), now);
+    return linkStatus(link, await countPaidIntentsOfLink(this.deps.db, link.id), now);
   }
 }
 

@@ -1,12 +1,4 @@
-export {
-  RailRegistry,
-  type DepositResult,
-  type PaymentOutcomeSink,
-  type PaymentRail,
-  type RefundResult,
-  type SimulatedDeposit,
-  type StartPaymentResult,
-} from './rail.js';
+export { askDueRailPayments } from './rail-questions.js';
 export { SandboxRail, DEFAULT_MPESA_ANSWER_MS, type SandboxRailOptions } from './sandbox-rail.js';
 export { latestRailPayment } from './rail-payments.repo.js';
 export {

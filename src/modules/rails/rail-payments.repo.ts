@@ -95,18 +95,21 @@ export async function stopQuestions(db: Q, id: string, at: number): Promise<void
     .execute();
 }
 
+/**
+ * Keeps what a callback reported on a pending payment (its details, the provider's id when the answer to
+ * the start was lost) and makes it due for a question at once; false when it is no longer pending.
+ */
+export async function recordCallback(db: Q, id: string, externalId: string, details: string, at: number): Promise<boolean> {
+  const res = await db
+    .updateTable('rail_payments')
+    .set((eb) => ({ details, external_id: eb.fn.coalesce('external_id', eb.val(externalId)), resolve_at: at, updated_at: at }))
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
 /** Keeps the provider's reference of the money received (the M-Pesa receipt number). */
 export async function setProviderReference(db: Q, id: string, reference: string): Promise<void> {
   await db.updateTable('rail_payments').set({ provider_reference: reference }).where('id', '=', id).execute();
-}
-
-/** The status of the intent a rail payment is for (whether it is still worth asking about). */
-export async function intentStatusOf(db: Q, intentId: string): Promise<string | null> {
-  const row = await db.selectFrom('payment_intents').select('status').where('id', '=', intentId).executeTakeFirst();
-  return row?.status ?? null;
-}
-
-/** What the intent a rail payment is for asks, in its fiat currency and in the settlement asset. */
-export async function intentAmountsOf(db: Q, intentId: string): Promise<{ amount: string; pay_amount: string } | undefined> {
-  return db.selectFrom('payment_intents').select(['amount', 'pay_amount']).where('id', '=', intentId).executeTakeFirst();
 }

@@ -1,17 +1,29 @@
-// The sandbox simulator: a rail for every payment method, reporting through the same sink a real rail's
-// callback uses. Two ways in:
+// The sandbox simulator: a rail for every payment method, applying outcomes through the payments module as
+// a real rail's callback does. Two ways in:
 // - the sandbox driver (`details.outcome`): settles at once with the outcome the tester asks for;
-// - the hosted checkout (method details): behaves like each provider with the test values of DECISIONS —
+// - the hosted checkout (method details): behaves like each provider with the sandbox's test values —
 //   a card is answered at once, an M-Pesa STK push is pending until the simulated phone answers, PayPal
 //   waits for the customer's approval on its own page, an external wallet waits for a deposit.
-import type { RailPaymentRow } from '../../db/schema.js';
+import type { PaymentIntentRow, RailPaymentRow } from '../../db/schema.js';
 import type { Db } from '../../db/transaction.js';
 import { AppError } from '../../shared/errors.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { Decimal } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { PAYMENT_METHODS, PAYMENT_OUTCOMES, type PaymentOutcome, type PaymentReport } from '../payment-intents/index.js';
+import {
+  PAYMENT_METHODS,
+  PAYMENT_OUTCOMES,
+  type DepositResult,
+  type PaymentOutcome,
+  type PaymentRail,
+  type RefundRequest,
+  type RefundResult,
+  type SimulatedDeposit,
+  type StartPaymentRequest,
+  type StartPaymentResult,
+} from '../payment-intents/index.js';
+import type { PaymentService } from '../payments/index.js';
 import {
   checkCard,
   maskPhone,
@@ -20,17 +32,8 @@ import {
   sandboxMpesaResult,
   type SandboxMpesaResult,
 } from './payment-details.js';
-import type {
-  DepositResult,
-  PaymentOutcomeSink,
-  PaymentRail,
-  RefundRequest,
-  RefundResult,
-  SimulatedDeposit,
-  StartPaymentRequest,
-  StartPaymentResult,
-} from './rail.js';
 import * as railRepo from './rail-payments.repo.js';
+import { recordResolved, resolveRailPayment, type RailOutcome, type Resolved } from './rail-outcomes.js';
 import { allocateWalletAmount, receiveDeposit } from './sandbox-wallet.js';
 
 export interface SandboxRailOptions {
@@ -51,7 +54,7 @@ export class SandboxRail implements PaymentRail {
   private closed = false;
 
   constructor(
-    private readonly sink: PaymentOutcomeSink,
+    private readonly payments: PaymentService,
     private readonly options: SandboxRailOptions,
   ) {}
 
@@ -80,7 +83,7 @@ export class SandboxRail implements PaymentRail {
           return this.completeAtOnce(request, { outcome: 'attempt_failed', failureCode: result.failureCode }, details);
         const done = await this.completeAtOnce(request, { outcome: 'success' }, details);
         if (result.thenDispute) {
-          const intent = await this.sink.report(request.scope, { intentId: request.intent.id, method: 'card', outcome: 'dispute' });
+          const intent = await this.payments.apply(request.scope, { intentId: request.intent.id, method: 'card', outcome: 'dispute' });
           return { state: 'completed', intent };
         }
         return done;
@@ -89,18 +92,19 @@ export class SandboxRail implements PaymentRail {
         const phone = normalizeMpesaPhone(String(request.details['phone'] ?? ''));
         const planned = sandboxMpesaResult(phone);
         const now = await this.nowMs(request.scope);
-        const row = await this.recordRailPayment(
+        const row = this.railPayment(
           request,
-          'pending',
           { phone: maskPhone(phone), planned },
-          null,
+          now,
           now + (this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS),
         );
+        await railRepo.insertRailPayment(this.options.db, row);
         this.answerLater(request.scope, row.id, this.options.mpesaAnswerMs ?? DEFAULT_MPESA_ANSWER_MS);
         return { state: 'pending', reference: row.id, intent: request.intent, nextAction: { type: 'stk_push', phone: maskPhone(phone) } };
       }
       case 'paypal': {
-        const row = await this.recordRailPayment(request, 'pending', {}, null, null);
+        const row = this.railPayment(request, {}, await this.nowMs(request.scope), null);
+        await railRepo.insertRailPayment(this.options.db, row);
         const approvalPath = this.options.approvalPath ?? ((id, ref) => `/checkout/${id}/paypal/${ref}`);
         return {
           state: 'pending',
@@ -130,7 +134,7 @@ export class SandboxRail implements PaymentRail {
     if (typeof outcome !== 'string' || !(PAYMENT_OUTCOMES as readonly string[]).includes(outcome)) {
       throw new Error(`sandbox rail: unknown outcome ${String(outcome)}`);
     }
-    const intent = await this.sink.report(request.scope, {
+    const intent = await this.payments.apply(request.scope, {
       intentId: request.intent.id,
       method: request.method,
       outcome: outcome as PaymentOutcome,
@@ -140,23 +144,22 @@ export class SandboxRail implements PaymentRail {
     return { state: 'completed', intent };
   }
 
-  private async recordRailPayment(
+  /** A new rail payment of this request, pending (the caller writes it, alone or with its outcome). */
+  private railPayment(
     request: StartPaymentRequest,
-    state: RailPaymentRow['state'],
     details: Record<string, unknown>,
-    failureCode: string | null,
+    now: number,
     resolveAt: number | null,
-  ): Promise<RailPaymentRow> {
-    const now = await this.nowMs(request.scope);
-    const row: RailPaymentRow = {
+  ): RailPaymentRow {
+    return {
       id: newId('rail_payment'),
       merchant_id: request.scope.merchantId,
       environment: request.scope.environment,
       payment_intent_id: request.intent.id,
       method: request.method,
-      state,
+      state: 'pending',
       details: JSON.stringify(details),
-      failure_code: failureCode,
+      failure_code: null,
       resolve_at: resolveAt,
       external_id: null,
       callback_token_hash: null,
@@ -165,43 +168,18 @@ export class SandboxRail implements PaymentRail {
       created_at: now,
       updated_at: now,
     };
-    await railRepo.insertRailPayment(this.options.db, row);
-    return row;
   }
 
-  /** A provider that answers in the same call (card, balance): record the attempt, report, note the result. */
+  /** A provider that answers in the same call (card, balance): the attempt and its outcome, in one transaction. */
   private async completeAtOnce(
     request: StartPaymentRequest,
     result: { outcome: 'success' } | { outcome: 'attempt_failed'; failureCode: string },
     details: Record<string, unknown>,
   ): Promise<StartPaymentResult> {
-    const row = await this.recordRailPayment(request, 'resolving', details, null, null);
-    const report: Omit<PaymentReport, 'intentId'> =
-      result.outcome === 'attempt_failed'
-        ? { method: request.method, outcome: 'attempt_failed', failureCode: result.failureCode }
-        : { method: request.method, outcome: 'success' };
-    const intent = await this.finish(request.scope, row, report);
-    return { state: 'completed', intent };
-  }
-
-  /** Reports a rail payment's outcome and records what became of it; rethrows a refusal (caps, link full). */
-  private async finish(scope: MerchantScope, row: RailPaymentRow, report: Omit<PaymentReport, 'intentId'>) {
-    const db = this.options.db;
-    try {
-      const intent = await this.sink.report(scope, { ...report, intentId: row.payment_intent_id });
-      const state =
-        report.outcome === 'failed' || report.outcome === 'attempt_failed'
-          ? 'failed'
-          : report.outcome === 'cancelled'
-            ? 'cancelled'
-            : 'succeeded';
-      await railRepo.moveRailPayment(db, row.id, 'resolving', state, await this.nowMs(scope), report.failureCode ?? null);
-      return intent;
-    } catch (err) {
-      const code = err instanceof AppError ? err.code : 'internal_error';
-      await railRepo.moveRailPayment(db, row.id, 'resolving', 'declined', await this.nowMs(scope), code);
-      throw err;
-    }
+    const row = this.railPayment(request, details, await this.nowMs(request.scope), null);
+    const outcome: RailOutcome =
+      result.outcome === 'attempt_failed' ? { outcome: 'attempt_failed', failureCode: result.failureCode } : { outcome: 'success' };
+    return { state: 'completed', intent: intentOrThrow(await recordResolved(this.options.db, this.payments, row, outcome)) };
   }
 
   private answerLater(scope: MerchantScope, reference: string, delayMs: number): void {
@@ -218,19 +196,15 @@ export class SandboxRail implements PaymentRail {
   /** The simulated phone answers an STK push once its time has come; only one caller resolves it. */
   async poll(scope: MerchantScope, reference: string): Promise<void> {
     if (this.closed) return;
-    const db = this.options.db;
-    const row = await railRepo.findRailPayment(db, scope, reference);
+    const row = await railRepo.findRailPayment(this.options.db, scope, reference);
     if (!row || row.state !== 'pending' || row.method !== 'mpesa' || row.resolve_at === null) return;
-    if (row.resolve_at > (await this.nowMs(scope))) return;
-    if (!(await railRepo.moveRailPayment(db, row.id, 'pending', 'resolving', await this.nowMs(scope)))) return;
+    const now = await this.nowMs(scope);
+    if (row.resolve_at > now) return;
     const planned = (JSON.parse(row.details) as { planned: SandboxMpesaResult }).planned;
-    const report: Omit<PaymentReport, 'intentId'> =
-      planned.outcome === 'attempt_failed'
-        ? { method: 'mpesa', outcome: 'attempt_failed', failureCode: planned.failureCode }
-        : { method: 'mpesa', outcome: planned.outcome };
-    await this.finish(scope, row, report).catch((err: unknown) => {
-      if (!(err instanceof AppError)) throw err;
-    });
+    const outcome: RailOutcome =
+      planned.outcome === 'attempt_failed' ? { outcome: 'attempt_failed', failureCode: planned.failureCode } : { outcome: planned.outcome };
+    // A refusal (cap, link full) is kept on the rail payment (declined); the checkout shows it.
+    await resolveRailPayment(this.options.db, this.payments, row, 'pending', outcome, now);
   }
 
   /** The customer approved (or turned back from) the simulated PayPal page. */
@@ -242,15 +216,14 @@ export class SandboxRail implements PaymentRail {
       await railRepo.moveRailPayment(db, row.id, 'pending', 'abandoned', await this.nowMs(scope));
       return;
     }
-    if (!(await railRepo.moveRailPayment(db, row.id, 'pending', 'resolving', await this.nowMs(scope)))) {
-      throw new AppError('intent_not_payable', 'This PayPal approval was already used.');
-    }
-    await this.finish(scope, row, { method: 'paypal', outcome: 'success' });
+    const resolved = await resolveRailPayment(db, this.payments, row, 'pending', { outcome: 'success' }, await this.nowMs(scope));
+    if (!resolved) throw new AppError('intent_not_payable', 'This PayPal approval was already used.');
+    intentOrThrow(resolved);
   }
 
   async simulateDeposit(scope: MerchantScope, deposit: SimulatedDeposit): Promise<DepositResult> {
     if (scope.environment !== 'test') throw new AppError('sandbox_only', 'Simulated deposits exist only in the sandbox.');
-    return receiveDeposit(this.options.db, this.sink, scope, deposit, await this.nowMs(scope));
+    return receiveDeposit(this.options.db, this.payments, scope, deposit, await this.nowMs(scope));
   }
 
   async refund(_request: RefundRequest): Promise<RefundResult> {
@@ -262,4 +235,10 @@ export class SandboxRail implements PaymentRail {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
+}
+
+/** The intent after a resolved outcome; a refusal (cap, link full) is thrown to the caller (the checkout shows it). */
+function intentOrThrow(resolved: Resolved): PaymentIntentRow {
+  if ('refused' in resolved) throw resolved.refused;
+  return resolved.intent;
 }

@@ -12,8 +12,9 @@ import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, parseAmount, type SettlementAsset } from '../../shared/money.js';
 import { requireNetwork, WALLET_ASSETS, type WalletNetwork } from './payment-details.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import { isOverdue, lockIntent } from '../payment-intents/index.js';
-import type { DepositResult, PaymentOutcomeSink, SimulatedDeposit } from './rail.js';
+import { intentsEndedBefore, isPayable, lockIntent } from '../payment-intents/index.js';
+import type { DepositResult, SimulatedDeposit } from '../payment-intents/index.js';
+import type { PaymentService } from '../payments/index.js';
 import * as repo from './wallet.repo.js';
 import { sandboxDepositAddress } from './wallet-addresses.js';
 
@@ -60,13 +61,16 @@ export async function allocateWalletAmount(
       return await transaction(db, async (trx) => {
         const now = nowMs();
         const row = await lockIntent(trx, scope, intent.id);
-        if (!row || row.status !== 'awaiting_payment' || isOverdue(row, now)) {
+        if (!row || !isPayable(row, now)) {
           throw new AppError('intent_not_payable', 'This payment is no longer awaiting payment.');
         }
         const existing = await repo.findOpenAllocation(trx, row.id, network);
         if (existing) return instruction(existing);
         const slot = { environment: scope.environment, network, asset, address };
-        await repo.releaseStale(trx, slot, now);
+        // An amount stays reserved a day after its intent ended (or expired unpaid): a late payment of it finds
+        // its own intent and is kept as an unmatched deposit, never credited to another intent.
+        const open = await repo.openAllocationIntents(trx, slot);
+        await repo.releaseAllocations(trx, slot, await intentsEndedBefore(trx, open, now - repo.RESERVED_AFTER_END_MS));
         const taken = await repo.openAmounts(trx, slot);
         const due = new Decimal(row.pay_amount).minus(row.amount_received);
         let amount: string | null = null;
@@ -117,7 +121,7 @@ export async function allocateWalletAmount(
 /** Sandbox chain watcher: a deposit arrives. Only the exact amount, asset and network is credited. */
 export async function receiveDeposit(
   db: Db,
-  sink: PaymentOutcomeSink,
+  payments: PaymentService,
   scope: MerchantScope,
   deposit: SimulatedDeposit,
   now: number,
@@ -133,41 +137,37 @@ export async function receiveDeposit(
   const address = sandboxDepositAddress(scope.merchantId, scope.environment, network);
   const match = await repo.findMatch(db, { environment: scope.environment, network, asset, address }, amount);
 
-  let status: 'credited' | 'unmatched' = 'unmatched';
-  let reason: string | null = 'no_matching_payment';
-  if (match) {
-    try {
+  const id = newId('wallet_deposit');
+  // The deposit's record and what it paid commit together.
+  return transaction(db, async (tx) => {
+    let status: 'credited' | 'unmatched' = 'unmatched';
+    let reason: string | null = 'no_matching_payment';
+    if (match) {
       // The allocation stays open (its amount reserved) until a day after its intent ends: a second exact
       // deposit finds the paid intent again and is a duplicate payment, credited to the merchant.
-      let outcome: string | undefined;
-      await sink.report(
-        scope,
-        { intentId: match.payment_intent_id, method: 'external_wallet', outcome: 'success', amount: parsed.value },
-        async (_tx, applied) => {
-          if (applied.ok) outcome = applied.outcome;
-        },
-      );
-      status = 'credited';
-      reason = outcome === 'duplicate' ? 'duplicate_payment' : null;
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      reason = err.code;
+      const applied = await payments.applyIn(tx, scope, {
+        intentId: match.payment_intent_id,
+        method: 'external_wallet',
+        outcome: 'success',
+        amount: parsed.value,
+      });
+      status = applied.ok ? 'credited' : 'unmatched';
+      reason = applied.ok ? (applied.outcome === 'duplicate' ? 'duplicate_payment' : null) : applied.error.code;
     }
-  }
-  const id = newId('wallet_deposit');
-  await repo.insertDeposit(db, {
-    id,
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-    network,
-    asset,
-    address,
-    amount,
-    tx_hash: `0x${randomBytes(32).toString('hex')}`,
-    status,
-    reason,
-    payment_intent_id: match?.payment_intent_id ?? null,
-    created_at: now,
+    await repo.insertDeposit(tx, {
+      id,
+      merchant_id: scope.merchantId,
+      environment: scope.environment,
+      network,
+      asset,
+      address,
+      amount,
+      tx_hash: `0x${randomBytes(32).toString('hex')}`,
+      status,
+      reason,
+      payment_intent_id: match?.payment_intent_id ?? null,
+      created_at: now,
+    });
+    return { id, status, reason, payment_intent: match?.payment_intent_id ?? null };
   });
-  return { id, status, reason, payment_intent: match?.payment_intent_id ?? null };
 }

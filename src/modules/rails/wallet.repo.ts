@@ -29,13 +29,23 @@ export async function findOpenAllocation(tx: Tx, intentId: string, network: stri
 /** How long an amount stays reserved after its intent ends, so that a late payment is never credited to another intent. */
 export const RESERVED_AFTER_END_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Releases open allocations on one address whose intent ended (or passed its expiry) more than
- * RESERVED_AFTER_END_MS ago. Until then the amount stays reserved: a late transfer of it still finds its
- * own (ended) intent and is kept as an unmatched deposit, never credited to another intent.
- */
-export async function releaseStale(tx: Tx, slot: Slot, now: number): Promise<void> {
-  const before = now - RESERVED_AFTER_END_MS;
+/** The intents of the open allocations on one address. */
+export async function openAllocationIntents(tx: Tx, slot: Slot): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('wallet_allocations')
+    .select('payment_intent_id')
+    .where('state', '=', 'open')
+    .where('environment', '=', slot.environment)
+    .where('network', '=', slot.network)
+    .where('asset', '=', slot.asset)
+    .where('address', '=', slot.address)
+    .execute();
+  return rows.map((r) => r.payment_intent_id);
+}
+
+/** Releases the open allocations of these intents on one address (their amounts are free again). */
+export async function releaseAllocations(tx: Tx, slot: Slot, intentIds: readonly string[]): Promise<void> {
+  if (intentIds.length === 0) return;
   await tx
     .updateTable('wallet_allocations')
     .set({ state: 'released' })
@@ -44,19 +54,7 @@ export async function releaseStale(tx: Tx, slot: Slot, now: number): Promise<voi
     .where('network', '=', slot.network)
     .where('asset', '=', slot.asset)
     .where('address', '=', slot.address)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('payment_intents as pi')
-          .select('pi.id')
-          .whereRef('pi.id', '=', 'wallet_allocations.payment_intent_id')
-          .where((pi) =>
-            pi.or([
-              pi.and([pi('pi.status', '=', 'awaiting_payment'), pi('pi.expires_at', '<=', before)]),
-              pi.and([pi('pi.status', 'not in', ['awaiting_payment', 'confirming']), pi('pi.updated_at', '<=', before)]),
-            ]),
-          ),
-      ),
-    )
+    .where('payment_intent_id', 'in', intentIds)
     .execute();
 }
 

@@ -22,7 +22,7 @@ import {
   type CheckoutUrlFor,
   type PaymentMethod,
 } from '../payment-intents/index.js';
-import type { RailRegistry } from '../rails/index.js';
+import type { RailRegistry } from '../payment-intents/index.js';
 import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
 import { refundView, type Refund } from './refund.schema.js';
 import * as repo from './refunds.repo.js';

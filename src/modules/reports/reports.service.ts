@@ -4,6 +4,13 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
+import {
+  PAYMENT_REPORT_COLUMNS,
+  countPaidPayments,
+  paidPaymentCursor,
+  paidPaymentsPage,
+  type PaymentReportRow,
+} from '../payment-intents/index.js';
 import * as repo from './reports.repo.js';
 import type { Db } from '../../db/transaction.js';
 import type { MerchantScope } from '../../shared/scope.js';
@@ -54,7 +61,7 @@ export function reportWindow(nowMs: number, from?: string, to?: string): ReportW
 
 const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
 
-export const PAYMENT_COLUMNS = repo.PAYMENT_REPORT_COLUMNS;
+export const PAYMENT_COLUMNS = PAYMENT_REPORT_COLUMNS;
 export const SETTLEMENT_COLUMNS = ['id', 'payment_intent', 'asset', 'amount', 'status', 'settled_at', 'available_at'] as const;
 
 export type PaymentReportRecord = Record<(typeof PAYMENT_COLUMNS)[number], string | null>;
@@ -70,12 +77,12 @@ interface ReportKind<R, V> {
   view(row: R): V;
 }
 
-export const PAYMENTS_REPORT: ReportKind<repo.PaymentReportRow, PaymentReportRecord> = {
+export const PAYMENTS_REPORT: ReportKind<PaymentReportRow, PaymentReportRecord> = {
   name: 'payments',
   columns: PAYMENT_COLUMNS,
-  count: repo.countPayments,
-  page: repo.paymentsPage,
-  cursor: repo.paymentCursor,
+  count: countPaidPayments,
+  page: paidPaymentsPage,
+  cursor: paidPaymentCursor,
   keyOf: (r) => ({ at: r.paid_at!, id: r.id }),
   view: (r) => ({
     id: r.id,

@@ -7,7 +7,7 @@ import { requireAmount, type SettlementAsset } from '../../shared/money.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { defaultFailureFor, type IntentService, type PaymentMethod, type PaymentOutcome } from '../payment-intents/index.js';
-import type { RailRegistry } from '../rails/index.js';
+import type { RailRegistry } from '../payment-intents/index.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 
 export interface SandboxDeps {

@@ -3,14 +3,14 @@
 // unmatched deposit, only to a live intent that can still be paid, and exactly once, however many
 // operators run the command at the same moment (a conditional update in the payment's transaction).
 import type { ChainTransferOutcome, ChainTransferRow } from '../../../db/schema.js';
-import type { Db } from '../../../db/transaction.js';
+import { transaction, type Db } from '../../../db/transaction.js';
 import type { Clock } from '../../../shared/clock.js';
 import { isoTime } from '../../../shared/clock.js';
 import { AppError, OperatorError } from '../../../shared/errors.js';
 import { newId } from '../../../shared/ids.js';
 import { Decimal } from '../../../shared/money.js';
-import type { PaymentOutcome } from '../../payment-intents/index.js';
-import type { PaymentOutcomeSink } from '../rail.js';
+import { findIntentById, type PaymentOutcome } from '../../payment-intents/index.js';
+import type { PaymentService } from '../../payments/index.js';
 import * as walletRepo from '../wallet.repo.js';
 import * as repo from './chain.repo.js';
 
@@ -59,7 +59,7 @@ export function chainDepositView(r: ChainTransferRow): ChainDepositView {
 }
 
 export class ChainDeposits {
-  constructor(private readonly deps: { db: Db; sink: PaymentOutcomeSink; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; payments: PaymentService; clock: Clock }) {}
 
   async list(filter: { network?: string; outcome?: ChainTransferOutcome; state?: ChainTransferRow['state'] }, limit: number) {
     return (await repo.listTransfers(this.deps.db, filter, limit)).map(chainDepositView);
@@ -91,7 +91,7 @@ export class ChainDeposits {
       );
     }
     const row = open[0]!;
-    const intent = await repo.findIntentById(db, intentId);
+    const intent = await findIntentById(db, intentId);
     if (!intent) throw new AppError('resource_missing', `No such payment intent: '${intentId}'`, { param: 'intent' });
     if (intent.environment !== 'live') {
       throw new AppError('intent_not_payable', 'An on-chain deposit can only be credited to a live payment intent.', { param: 'intent' });
@@ -108,37 +108,38 @@ export class ChainDeposits {
     const outcome: PaymentOutcome = amount.eq(due) ? 'success' : amount.lt(due) ? 'underpaid' : 'overpaid';
     const now = this.deps.clock.nowMs();
     const depositId = row.deposit_id !== null && row.merchant_id === intent.merchant_id ? row.deposit_id : newId('wallet_deposit');
-    await this.deps.sink.report(
-      { merchantId: intent.merchant_id, environment: 'live' },
-      { intentId: intent.id, method: 'external_wallet', outcome, amount, providerReference: row.tx_hash },
-      async (tx, applied) => {
-        // Anything but a payment of an intent that could still take it changes nothing.
-        if (!applied.ok) throw applied.error;
-        if (applied.outcome === 'duplicate') throw new AppError('intent_not_payable', `Payment intent ${intent.id} is already paid.`);
-        if (!(await repo.markClaimed(tx, row.id, { merchantId: intent.merchant_id, intentId: intent.id, depositId }, now))) {
-          throw new OperatorError(`Deposit ${txHash} was claimed by someone else at the same moment.`, 'deposit_already_credited');
-        }
-        if (depositId === row.deposit_id) {
-          await walletRepo.creditDeposit(tx, depositId, intent.id);
-        } else {
-          await walletRepo.insertDeposit(tx, {
-            id: depositId,
-            merchant_id: intent.merchant_id,
-            environment: 'live',
-            network: row.network,
-            asset: row.asset,
-            address: row.address,
-            amount: row.amount,
-            tx_hash: row.tx_hash,
-            sender: row.sender,
-            status: 'credited',
-            reason: null,
-            payment_intent_id: intent.id,
-            created_at: now,
-          });
-        }
-      },
-    );
+    await transaction(db, async (tx) => {
+      const applied = await this.deps.payments.applyIn(
+        tx,
+        { merchantId: intent.merchant_id, environment: 'live' },
+        { intentId: intent.id, method: 'external_wallet', outcome, amount, providerReference: row.tx_hash },
+      );
+      // Anything but a payment of an intent that could still take it changes nothing (all of it rolls back).
+      if (!applied.ok) throw applied.error;
+      if (applied.outcome === 'duplicate') throw new AppError('intent_not_payable', `Payment intent ${intent.id} is already paid.`);
+      if (!(await repo.markClaimed(tx, row.id, { merchantId: intent.merchant_id, intentId: intent.id, depositId }, now))) {
+        throw new OperatorError(`Deposit ${txHash} was claimed by someone else at the same moment.`, 'deposit_already_credited');
+      }
+      if (depositId === row.deposit_id) {
+        await walletRepo.creditDeposit(tx, depositId, intent.id);
+      } else {
+        await walletRepo.insertDeposit(tx, {
+          id: depositId,
+          merchant_id: intent.merchant_id,
+          environment: 'live',
+          network: row.network,
+          asset: row.asset,
+          address: row.address,
+          amount: row.amount,
+          tx_hash: row.tx_hash,
+          sender: row.sender,
+          status: 'credited',
+          reason: null,
+          payment_intent_id: intent.id,
+          created_at: now,
+        });
+      }
+    });
     return chainDepositView((await repo.findById(db, row.id))!);
   }
 }

@@ -7,7 +7,7 @@ import type { MerchantClocks } from '../../../shared/clock.js';
 import type { StableAsset } from '../../../shared/chains.js';
 import { AppError } from '../../../shared/errors.js';
 import { WALLET_NETWORKS, type WalletNetwork } from '../payment-details.js';
-import type { PaymentRail, RefundResult, StartPaymentRequest, StartPaymentResult } from '../rail.js';
+import type { PaymentRail, RefundResult, StartPaymentRequest, StartPaymentResult } from '../../payment-intents/index.js';
 import { allocateWalletAmount } from '../sandbox-wallet.js';
 
 export interface ChainRailNetwork {

@@ -1,29 +1,28 @@
-// The chain watcher of one network (DECISIONS "Live payment rails"; issue 16). Each tick, in the one
-// process holding the network's lease:
+// The chain watcher of one network. Each tick, in the one process holding the network's lease:
 // 1. scans the chain from the network's cursor (kept in the database, so after downtime it reads what it
 //    missed) for transfers of the configured tokens to the configured address, and records each once;
 //    a transfer of an open allocation's exact amount, asset and network moves its intent to `confirming`;
 // 2. reads every transfer still waiting for its depth again: at the depth it pays its intent (or is a
 //    duplicate payment, or an unmatched deposit with the reason); gone from the chain (a reorganisation),
 //    it never pays and the intent it was confirming is payable again.
-// Every outcome goes through the payment sink, and the transfer's own record changes in the same
-// transaction (a conditional update), so a crash or a second process never pays a transfer twice.
+// Each transfer's record moves first, by a conditional update, and its outcome is applied through the
+// payments module in the same transaction: a crash or a second process never pays a transfer twice.
 import type { Logger } from 'pino';
 import { AppError } from '../../../shared/errors.js';
 import type { ChainTransferRow } from '../../../db/schema.js';
-import { transaction, type Db, type Q } from '../../../db/transaction.js';
+import { afterCommitOrNow, transaction, type Db, type Tx } from '../../../db/transaction.js';
 import type { Clock } from '../../../shared/clock.js';
 import { newId } from '../../../shared/ids.js';
 import { chainWatcherLag } from '../../../shared/metrics.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../../shared/money.js';
-import type { PaymentOutcomeSink } from '../rail.js';
+import type { PaymentService } from '../../payments/index.js';
 import * as walletRepo from '../wallet.repo.js';
 import type { ChainSource, ObservedTransfer, Recheck } from './chain-source.js';
 import * as repo from './chain.repo.js';
 
 export interface ChainWatcherDeps {
   db: Db;
-  sink: PaymentOutcomeSink;
+  payments: PaymentService;
   source: ChainSource;
   /** Real time (live payments have no sandbox clock). */
   clock: Clock;
@@ -36,9 +35,6 @@ export interface TickResult {
   confirmed: number;
   removed: number;
 }
-
-/** Another process (or an earlier run) moved the transfer first: roll back, nothing to do. */
-class AlreadyMoved extends Error {}
 
 /** Transfers read again per tick, at most. */
 const RECHECK_BATCH = 1000;
@@ -135,23 +131,21 @@ export class ChainWatcher {
   /** A transfer of an intent's exact amount first seen: the intent waits in `confirming` for the depth. */
   private async sight(row: ChainTransferRow): Promise<void> {
     if (!row.payment_intent_id || !row.merchant_id) return;
+    const intentId = row.payment_intent_id;
+    const seen = {
+      intentId,
+      method: 'external_wallet',
+      outcome: 'seen',
+      amount: new Decimal(row.amount),
+      providerReference: row.tx_hash,
+    } as const;
     try {
-      await this.deps.sink.report(
-        { merchantId: row.merchant_id, environment: 'live' },
-        {
-          intentId: row.payment_intent_id,
-          method: 'external_wallet',
-          outcome: 'seen',
-          amount: new Decimal(row.amount),
-          providerReference: row.tx_hash,
-        },
-        async (tx, applied) => {
-          if (applied.ok && applied.outcome === 'seen')
-            await repo.setConfirming(tx, row.id, row.payment_intent_id!, this.deps.clock.nowMs());
-        },
-      );
+      await transaction(this.deps.db, async (tx) => {
+        const applied = await this.deps.payments.applyIn(tx, { merchantId: row.merchant_id!, environment: 'live' }, seen);
+        if (applied.ok && applied.outcome === 'seen') await repo.setConfirming(tx, row.id, intentId, this.deps.clock.nowMs());
+      });
     } catch (err) {
-      // Not payable now (paid already, another transfer confirming it, expired, over a cap): the depth decides.
+      // The intent is gone: the depth decides what the transfer comes to.
       if (!(err instanceof AppError)) throw err;
     }
   }
@@ -174,11 +168,10 @@ export class ChainWatcher {
 
   /** At depth, read again: pays its intent, or is a duplicate payment, or an unmatched deposit. */
   private async confirm(row: ChainTransferRow, block: number): Promise<boolean> {
-    const { db } = this.deps;
     const now = this.deps.clock.nowMs();
     if (!row.payment_intent_id || !row.merchant_id) {
       const done = await repo.markConfirmed(
-        db,
+        this.deps.db,
         row.id,
         { outcome: 'unmatched', reason: 'no_matching_payment', depositId: null, block },
         now,
@@ -186,53 +179,64 @@ export class ChainWatcher {
       if (done) this.log(row, 'unmatched', 'no_matching_payment');
       return done;
     }
-    const merchantId = row.merchant_id;
-    const intentId = row.payment_intent_id;
     const depositId = newId('wallet_deposit');
-    const record = async (tx: Q, outcome: 'credited' | 'duplicate' | 'unmatched', reason: string | null) => {
-      if (!(await repo.markConfirmed(tx, row.id, { outcome, reason, depositId, block }, now))) throw new AlreadyMoved();
-      await walletRepo.insertDeposit(tx, {
-        id: depositId,
-        merchant_id: merchantId,
-        environment: 'live',
-        network: row.network,
-        asset: row.asset,
-        address: row.address,
-        amount: row.amount,
-        tx_hash: row.tx_hash,
-        sender: row.sender,
-        status: outcome === 'unmatched' ? 'unmatched' : 'credited',
-        reason: outcome === 'duplicate' ? 'duplicate_payment' : reason,
-        payment_intent_id: intentId,
-        created_at: now,
-      });
-      this.log(row, outcome, reason);
-    };
     try {
-      await this.deps.sink.report(
-        { merchantId, environment: 'live' },
-        { intentId, method: 'external_wallet', outcome: 'success', amount: new Decimal(row.amount), providerReference: row.tx_hash },
-        async (tx, applied) => {
-          if (applied.ok) await record(tx, applied.outcome === 'duplicate' ? 'duplicate' : 'credited', null);
-          else await record(tx, 'unmatched', applied.error.code);
-        },
-      );
-      return true;
+      return await transaction(this.deps.db, async (tx) => {
+        // The transfer's record moves first: whoever moved it before (another run) has paid it already.
+        if (!(await repo.markConfirmed(tx, row.id, { outcome: 'credited', reason: null, depositId, block }, now))) return false;
+        const applied = await this.deps.payments.applyIn(
+          tx,
+          { merchantId: row.merchant_id!, environment: 'live' },
+          {
+            intentId: row.payment_intent_id!,
+            method: 'external_wallet',
+            outcome: 'success',
+            amount: new Decimal(row.amount),
+            providerReference: row.tx_hash,
+          },
+        );
+        // Refused (a cap, an ended intent): kept as an unmatched deposit with the reason.
+        const outcome = applied.ok ? (applied.outcome === 'duplicate' ? 'duplicate' : 'credited') : 'unmatched';
+        await this.recordDeposit(tx, row, depositId, outcome, applied.ok ? null : applied.error.code, now);
+        return true;
+      });
     } catch (err) {
-      if (err instanceof AlreadyMoved) return false;
       if (!(err instanceof AppError)) throw err;
-      // Refused after being recorded (a cap, an ended intent): kept as unmatched with the reason. Refused
-      // before anything was written (the intent does not take wallet payments): record it now.
-      const still = await repo.findById(db, row.id);
-      if (still?.state !== 'pending') return true;
-      try {
-        await transaction(db, (tx) => record(tx, 'unmatched', err.code));
-      } catch (again) {
-        if (again instanceof AlreadyMoved) return false;
-        throw again;
-      }
-      return true;
+      // Refused before anything was written (the intent is gone, or takes no wallet payment): recorded now.
+      return transaction(this.deps.db, async (tx) => {
+        if (!(await repo.markConfirmed(tx, row.id, { outcome: 'unmatched', reason: err.code, depositId, block }, now))) return false;
+        await this.recordDeposit(tx, row, depositId, 'unmatched', err.code, now);
+        return true;
+      });
     }
+  }
+
+  /** The wallet deposit a confirmed transfer came to, and the transfer's outcome. */
+  private async recordDeposit(
+    tx: Tx,
+    row: ChainTransferRow,
+    depositId: string,
+    outcome: 'credited' | 'duplicate' | 'unmatched',
+    reason: string | null,
+    now: number,
+  ): Promise<void> {
+    if (outcome !== 'credited') await repo.setTransferOutcome(tx, row.id, outcome, reason);
+    await walletRepo.insertDeposit(tx, {
+      id: depositId,
+      merchant_id: row.merchant_id!,
+      environment: 'live',
+      network: row.network,
+      asset: row.asset,
+      address: row.address,
+      amount: row.amount,
+      tx_hash: row.tx_hash,
+      sender: row.sender,
+      status: outcome === 'unmatched' ? 'unmatched' : 'credited',
+      reason: outcome === 'duplicate' ? 'duplicate_payment' : reason,
+      payment_intent_id: row.payment_intent_id,
+      created_at: now,
+    });
+    afterCommitOrNow(tx, () => this.log(row, outcome, reason));
   }
 
   /** Gone from the chain before its depth: never pays; the intent it was confirming is payable again. */
@@ -243,28 +247,23 @@ export class ChainWatcher {
       'chain transfer removed by a reorganisation',
     );
     if (!row.confirming_intent_id || !row.merchant_id) return repo.markRemoved(this.deps.db, row.id, now);
-    let removed = false;
+    const reversed = {
+      intentId: row.confirming_intent_id,
+      method: 'external_wallet',
+      outcome: 'reversed',
+      amount: new Decimal(row.amount),
+      providerReference: row.tx_hash,
+    } as const;
     try {
-      await this.deps.sink.report(
-        { merchantId: row.merchant_id, environment: 'live' },
-        {
-          intentId: row.confirming_intent_id,
-          method: 'external_wallet',
-          outcome: 'reversed',
-          amount: new Decimal(row.amount),
-          providerReference: row.tx_hash,
-        },
-        async (tx) => {
-          if (!(await repo.markRemoved(tx, row.id, now))) throw new AlreadyMoved();
-          removed = true;
-        },
-      );
-      return true;
+      return await transaction(this.deps.db, async (tx) => {
+        if (!(await repo.markRemoved(tx, row.id, now))) return false;
+        // Refused when the intent was no longer confirming by this transfer: only the transfer's record changes.
+        await this.deps.payments.applyIn(tx, { merchantId: row.merchant_id!, environment: 'live' }, reversed);
+        return true;
+      });
     } catch (err) {
-      if (err instanceof AlreadyMoved) return false;
       if (!(err instanceof AppError)) throw err;
-      // The intent was no longer confirming by this transfer: only the transfer's record changes.
-      return removed || repo.markRemoved(this.deps.db, row.id, now);
+      return repo.markRemoved(this.deps.db, row.id, now);
     }
   }
 

@@ -2,7 +2,7 @@
 // states by conditional updates (WHERE state = ...), so that of two processes (or a crash and a restart)
 // exactly one moves a transfer on.
 import type { Insertable } from 'kysely';
-import type { ChainTransferOutcome, ChainTransferRow, ChainTransfersTable, PaymentIntentRow } from '../../../db/schema.js';
+import type { ChainTransferOutcome, ChainTransferRow, ChainTransfersTable } from '../../../db/schema.js';
 import type { Q } from '../../../db/transaction.js';
 
 export async function getCursor(db: Q, network: string): Promise<{ cursor: string; head: number | null } | undefined> {
@@ -121,6 +121,11 @@ export async function markConfirmed(db: Q, id: string, as: ConfirmedAs, now: num
   return Number(res.numUpdatedRows) === 1;
 }
 
+/** What a confirmed transfer came to, once its payment was applied (it was confirmed as credited first). */
+export async function setTransferOutcome(tx: Q, id: string, outcome: ChainTransferOutcome, reason: string | null): Promise<void> {
+  await tx.updateTable('chain_transfers').set({ outcome, reason }).where('id', '=', id).where('state', '=', 'confirmed').execute();
+}
+
 /** pending -> removed (a reorganisation took it); true for the one caller that moved it. */
 export async function markRemoved(db: Q, id: string, now: number): Promise<boolean> {
   const res = await db
@@ -166,9 +171,4 @@ export async function listTransfers(
   if (filter.outcome) q = q.where('outcome', '=', filter.outcome);
   if (filter.state) q = q.where('state', '=', filter.state);
   return q.orderBy('first_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-}
-
-/** The intent an operator names, whatever its merchant (the operator's claim of a deposit). */
-export async function findIntentById(db: Q, id: string): Promise<PaymentIntentRow | undefined> {
-  return db.selectFrom('payment_intents').selectAll().where('id', '=', id).executeTakeFirst();
 }

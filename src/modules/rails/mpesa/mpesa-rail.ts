@@ -1,8 +1,10 @@
-// The live M-Pesa rail (DECISIONS "Live payment rails"; issue 15): an STK push through Safaricom's Daraja
-// from the checkout, the callback at an unguessable per-payment URL, and questions (STK query) about a
-// payment whose callback did not come. Every outcome goes into the state machine through the one sink,
-// with its event and webhook in the same transaction. No database transaction is held across a call to
-// Daraja: the attempt is written, committed, Daraja is called, then the answer is recorded.
+// The live M-Pesa rail: an STK push through Safaricom's Daraja from the checkout, the callback at an
+// unguessable per-payment URL, and questions (STK query) about a payment whose answer is due. No database
+// transaction is held across a call to Daraja: the attempt is written and committed, Daraja is called, then
+// the answer is recorded. A callback that reports success is only a hint: Daraja's own STK query confirms
+// it before the intent moves. The rail payment's final state and the intent's move commit together
+// (rail-outcomes.ts), and a payment stays `pending` (due for a question) until then, so a crash at any
+// point leaves it to the next question, in this process or another.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RailPaymentRow } from '../../../db/schema.js';
@@ -12,9 +14,17 @@ import { AppError } from '../../../shared/errors.js';
 import { newId } from '../../../shared/ids.js';
 import { Decimal } from '../../../shared/money.js';
 import type { MerchantScope } from '../../../shared/scope.js';
-import type { PaymentReport } from '../../payment-intents/index.js';
 import { maskPhone, normalizeMpesaPhone } from '../payment-details.js';
-import type { PaymentOutcomeSink, PaymentRail, RefundResult, StartPaymentRequest, StartPaymentResult } from '../rail.js';
+import {
+  findIntent,
+  isPayable,
+  type PaymentRail,
+  type RefundResult,
+  type StartPaymentRequest,
+  type StartPaymentResult,
+} from '../../payment-intents/index.js';
+import type { PaymentService } from '../../payments/index.js';
+import { resolveRailPayment, scopeOfRailPayment, type RailOutcome } from '../rail-outcomes.js';
 import * as repo from '../rail-payments.repo.js';
 import { DarajaError, outcomeOfResultCode, parseStkCallback, type StkCallback } from './daraja-client.js';
 
@@ -55,6 +65,8 @@ interface MpesaDetails {
   amount_kes: number;
   merchant_request_id?: string;
   customer_message?: string;
+  /** What a success callback said, kept until Daraja's STK query confirms it. */
+  callback?: { receipt: string; amount_kes: number };
 }
 
 export class MpesaRail implements PaymentRail {
@@ -62,7 +74,7 @@ export class MpesaRail implements PaymentRail {
   readonly methods = ['mpesa'] as const;
 
   constructor(
-    private readonly sink: PaymentOutcomeSink,
+    private readonly payments: PaymentService,
     private readonly opts: MpesaRailOptions,
   ) {}
 
@@ -71,7 +83,7 @@ export class MpesaRail implements PaymentRail {
   }
 
   async startPayment(request: StartPaymentRequest): Promise<StartPaymentResult> {
-    const { intent, scope } = request;
+    const { intent } = request;
     if (intent.currency !== 'KES') {
       throw new AppError('payment_method_unavailable', 'M-Pesa takes Kenyan shillings only.', { param: 'method' });
     }
@@ -79,25 +91,8 @@ export class MpesaRail implements PaymentRail {
     // Whole shillings: the amount rounded up; paying it is exact.
     const amountKes = new Decimal(intent.amount).toDecimalPlaces(0, Decimal.ROUND_CEIL).toNumber();
     const token = randomBytes(24).toString('base64url');
-    const now = this.now();
     const details: MpesaDetails = { phone: maskPhone(phone), amount_kes: amountKes };
-    const row: RailPaymentRow = {
-      id: newId('rail_payment'),
-      merchant_id: scope.merchantId,
-      environment: scope.environment,
-      payment_intent_id: intent.id,
-      method: 'mpesa',
-      state: 'pending',
-      details: JSON.stringify(details),
-      failure_code: null,
-      resolve_at: now + this.opts.queryAfterMs,
-      external_id: null,
-      callback_token_hash: sha256(token),
-      provider_reference: null,
-      queries: 0,
-      created_at: now,
-      updated_at: now,
-    };
+    const row = this.railPayment(request, details, sha256(token));
     await repo.insertRailPayment(this.opts.db, row);
     let answer;
     try {
@@ -112,8 +107,9 @@ export class MpesaRail implements PaymentRail {
       // Daraja refused or could not be reached: a failed attempt in plain words; the intent stays payable.
       const text = err instanceof DarajaError ? err.errorMessage : String((err as Error)?.message ?? err);
       this.opts.logger?.warn({ err, rail_payment: row.id }, 'M-Pesa STK push failed');
-      const intentAfter = await this.resolve(scope, row, { outcome: 'attempt_failed', failureCode: 'provider_error', failureText: text });
-      return { state: 'completed', intent: intentAfter ?? intent };
+      const failed = { outcome: 'attempt_failed', failureCode: 'provider_error', failureText: text } as const;
+      const resolved = await resolveRailPayment(this.opts.db, this.payments, row, 'pending', failed, this.now());
+      return { state: 'completed', intent: resolved && 'intent' in resolved ? resolved.intent : intent };
     }
     await repo.setProviderRequest(
       this.opts.db,
@@ -125,7 +121,34 @@ export class MpesaRail implements PaymentRail {
     return { state: 'pending', reference: row.id, intent, nextAction: { type: 'stk_push', phone: maskPhone(phone) } };
   }
 
-  /** Daraja's callback to `/rails/mpesa/callback/<token>`. Duplicates and late callbacks change nothing. */
+  /** The rail payment of an STK push about to be sent: pending, its first question due after queryAfterMs. */
+  private railPayment(request: StartPaymentRequest, details: MpesaDetails, tokenHash: string): RailPaymentRow {
+    const now = this.now();
+    return {
+      id: newId('rail_payment'),
+      merchant_id: request.scope.merchantId,
+      environment: request.scope.environment,
+      payment_intent_id: request.intent.id,
+      method: 'mpesa',
+      state: 'pending',
+      details: JSON.stringify(details),
+      failure_code: null,
+      resolve_at: now + this.opts.queryAfterMs,
+      external_id: null,
+      callback_token_hash: tokenHash,
+      provider_reference: null,
+      queries: 0,
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
+  /**
+   * Daraja's callback to `/rails/mpesa/callback/<token>`. A failure is final and resolves the payment at
+   * once. A success is kept and makes the payment due for a question at once: the STK query that confirms
+   * it runs before the answer goes back, and if it cannot (Daraja unreachable, a crash) the next question
+   * does. Duplicates and late callbacks change nothing.
+   */
   async handleCallback(token: string, body: unknown): Promise<CallbackAnswer> {
     const row = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await repo.findByCallbackToken(this.opts.db, sha256(token)) : undefined;
     if (!row) return { status: 404, body: { ResultCode: 1, ResultDesc: 'Unknown callback' } };
@@ -139,35 +162,50 @@ export class MpesaRail implements PaymentRail {
       return { status: 400, body: { ResultCode: 1, ResultDesc: 'Rejected: CheckoutRequestID does not match this payment' } };
     }
     if (row.state !== 'pending') return ACCEPTED;
-    await this.finishWith(row, cb.resultCode, cb.resultDesc, cb.amount, cb.receipt);
+    if (cb.resultCode !== 0) {
+      await this.finishWith(row, cb.resultCode, cb.resultDesc);
+      return ACCEPTED;
+    }
+    const details: MpesaDetails = {
+      ...(JSON.parse(row.details) as MpesaDetails),
+      callback: { receipt: cb.receipt!, amount_kes: cb.amount! },
+    };
+    const due = await repo.recordCallback(this.opts.db, row.id, cb.checkoutRequestId, JSON.stringify(details), this.now());
+    if (due) await this.poll(scopeOfRailPayment(row), row.id);
     return ACCEPTED;
   }
 
   /**
-   * A question (STK query) about a pending payment whose callback has not come, when it is due. Claimed in
-   * the database, so that of any number of processes one asks; the next question comes later (doubling).
+   * A question (STK query) about a pending payment whose answer is due. Claimed in the database, so that of
+   * any number of processes one asks; the next question comes later (doubling). Asked until Daraja gives a
+   * final answer or the intent can no longer be paid.
    */
   async poll(_scope: MerchantScope, reference: string): Promise<void> {
     const row = await repo.findRailPaymentById(this.opts.db, reference);
-    if (!row || row.method !== 'mpesa' || row.state !== 'pending' || row.resolve_at === null || row.external_id === null) return;
+    if (!row || row.method !== 'mpesa' || row.state !== 'pending' || row.resolve_at === null) return;
     const now = this.now();
     if (row.resolve_at > now) return;
     const gap = Math.min(MAX_QUESTION_GAP_MS, this.opts.queryAfterMs * 2 ** Math.min(row.queries + 1, 16));
     if (!(await repo.claimQuestion(this.opts.db, row.id, row.resolve_at, now + gap, now))) return;
-    let answer;
+    const answer = row.external_id === null ? ({ state: 'pending' } as const) : await this.ask(row);
+    if (answer === null) return;
+    if (answer.state === 'final') {
+      await this.finishWith({ ...row, queries: row.queries + 1 }, answer.resultCode, answer.resultDesc);
+      return;
+    }
+    // Stop asking once the intent can no longer be paid.
+    if (!(await isPayableNow(this.opts.db, scopeOfRailPayment(row), row.payment_intent_id, now)))
+      await repo.stopQuestions(this.opts.db, row.id, now);
+  }
+
+  /** Daraja's STK query; null when it could not be asked (asked again at the next question). */
+  private async ask(row: RailPaymentRow) {
     try {
-      answer = await this.opts.client.stkQuery(row.external_id);
+      return await this.opts.client.stkQuery(row.external_id!);
     } catch (err) {
       this.opts.logger?.warn({ err, rail_payment: row.id }, 'M-Pesa STK query failed; asking again later');
-      return;
+      return null;
     }
-    if (answer.state === 'pending') {
-      // Stop asking once the intent can no longer be paid.
-      const status = await repo.intentStatusOf(this.opts.db, row.payment_intent_id);
-      if (status !== 'awaiting_payment') await repo.stopQuestions(this.opts.db, row.id, now);
-      return;
-    }
-    await this.finishWith(row, answer.resultCode, answer.resultDesc, undefined, undefined);
   }
 
   /** Refunds of live M-Pesa payments wait for the operator's review (a reversal made by hand). */
@@ -175,46 +213,39 @@ export class MpesaRail implements PaymentRail {
     return { state: 'requested' };
   }
 
-  /** A final answer (callback or query): one caller moves the payment on, through the one sink. */
-  private async finishWith(row: RailPaymentRow, resultCode: number, resultDesc: string, paidKes?: number, receipt?: string): Promise<void> {
+  /**
+   * A final answer (a failure callback, or a query): moves the payment on. A success takes the receipt and
+   * the amount a callback reported, when one came; a different amount than asked is underpaid or overpaid
+   * (in the settlement asset, pro rata).
+   */
+  private async finishWith(row: RailPaymentRow, resultCode: number, resultDesc: string): Promise<void> {
     const details = JSON.parse(row.details) as MpesaDetails;
     const mapped = outcomeOfResultCode(resultCode, resultDesc);
-    let report: Omit<PaymentReport, 'intentId' | 'method'>;
+    let outcome: RailOutcome;
     if (mapped.outcome === 'success') {
-      report = { outcome: 'success', ...(receipt ? { providerReference: receipt } : {}) };
-      // A different amount than asked is underpaid or overpaid (in the settlement asset, pro rata).
+      const paidKes = details.callback?.amount_kes;
+      outcome = { outcome: 'success', ...(details.callback ? { providerReference: details.callback.receipt } : {}) };
       if (paidKes !== undefined && paidKes !== details.amount_kes) {
-        const intent = await repo.intentAmountsOf(this.opts.db, row.payment_intent_id);
+        const intent = await findIntent(this.opts.db, scopeOfRailPayment(row), row.payment_intent_id);
         if (intent) {
           const asset = new Decimal(intent.pay_amount).mul(paidKes).div(details.amount_kes).toDecimalPlaces(6, Decimal.ROUND_DOWN);
-          report = { ...report, outcome: paidKes < details.amount_kes ? 'underpaid' : 'overpaid', amount: asset };
+          outcome = { ...outcome, outcome: paidKes < details.amount_kes ? 'underpaid' : 'overpaid', amount: asset };
         }
       }
     } else {
-      report = {
+      outcome = {
         outcome: 'attempt_failed',
         failureCode: mapped.failureCode,
         ...(mapped.providerText ? { failureText: mapped.providerText } : {}),
       };
     }
-    if (!(await repo.moveRailPayment(this.opts.db, row.id, 'pending', 'resolving', this.now()))) return;
-    if (receipt) await repo.setProviderReference(this.opts.db, row.id, receipt);
-    await this.resolve({ merchantId: row.merchant_id, environment: row.environment }, { ...row, state: 'resolving' }, report);
+    // A refusal (cap, link full) is kept on the rail payment (declined); the checkout shows it.
+    await resolveRailPayment(this.opts.db, this.payments, row, 'pending', outcome, this.now());
   }
+}
 
-  /** Reports an outcome and records what became of the rail payment; a refusal (cap, link full) is kept. */
-  private async resolve(scope: MerchantScope, row: RailPaymentRow, report: Omit<PaymentReport, 'intentId' | 'method'>) {
-    const from = row.state;
-    try {
-      const intent = await this.sink.report(scope, { ...report, intentId: row.payment_intent_id, method: 'mpesa' });
-      const state = report.outcome === 'attempt_failed' ? 'failed' : 'succeeded';
-      await repo.moveRailPayment(this.opts.db, row.id, from, state, this.now(), report.failureCode ?? null);
-      return intent;
-    } catch (err) {
-      const code = err instanceof AppError ? err.code : 'internal_error';
-      await repo.moveRailPayment(this.opts.db, row.id, from, 'declined', this.now(), code);
-      if (err instanceof AppError) return null;
-      throw err;
-    }
-  }
+/** Whether the intent a payment is for can still be paid (else there is no use asking about the payment). */
+async function isPayableNow(db: Db, scope: MerchantScope, intentId: string, now: number): Promise<boolean> {
+  const intent = await findIntent(db, scope, intentId);
+  return intent !== undefined && isPayable(intent, now);
 }

@@ -1,14 +1,12 @@
-// The rail interface every payment method implements: start a payment, report its outcome, refund it
-// later. Real rails (M-Pesa, card, PayPal, on-chain) plug in here without touching the state machine:
-// whatever a provider says comes back through `PaymentOutcomeSink.report`, the one code path into the
-// payment intent's state machine (payments.service.ts applyPaymentOutcome).
+// The port every payment rail implements (the sandbox simulator of every method, M-Pesa through Daraja,
+// on-chain stablecoins, …) and the registry of which rail carries which method in each environment. The
+// rails themselves live in the rails module and apply what their provider says through the payments module;
+// the intent service asks the registry which methods a new intent can offer.
 import type { PaymentIntentRow } from '../../db/schema.js';
-import type { Q } from '../../db/transaction.js';
-import { duePendingRailPayments } from './rail-payments.repo.js';
+import type { ChainNetwork } from '../../shared/chains.js';
 import type { Decimal } from '../../shared/money.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
-import type { PaymentMethod, PaymentReport, WithinOutcome } from '../payment-intents/index.js';
-import type { WalletNetwork } from './payment-details.js';
+import type { PaymentMethod } from './payment-methods.js';
 
 export interface StartPaymentRequest {
   scope: MerchantScope;
@@ -39,12 +37,12 @@ export interface PaymentRail {
   readonly name: string;
   readonly methods: readonly PaymentMethod[];
   /** External wallets: the networks offered (every one when absent). */
-  readonly networks?: readonly WalletNetwork[];
+  readonly networks?: readonly ChainNetwork[];
   startPayment(request: StartPaymentRequest): Promise<StartPaymentResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /**
    * Asks the provider about a payment that started `pending` (an STK push waiting for the phone): a rail
-   * whose provider has answered reports the outcome through its sink. Safe to call any number of times.
+   * whose provider has answered applies the outcome (the payments module). Safe to call any number of times.
    */
   poll?(scope: MerchantScope, reference: string): Promise<void>;
   /** The customer's answer at the provider's own approval step (PayPal's redirect). */
@@ -69,12 +67,6 @@ export interface DepositResult {
   payment_intent: string | null;
 }
 
-/** Where rails report outcomes; implemented by the payment service. */
-export interface PaymentOutcomeSink {
-  /** `within` runs in the outcome's own transaction (see WithinOutcome). */
-  report(scope: MerchantScope, report: PaymentReport, within?: WithinOutcome): Promise<PaymentIntentRow>;
-}
-
 export class RailRegistry {
   private readonly byEnvMethod = new Map<string, PaymentRail>();
 
@@ -86,20 +78,6 @@ export class RailRegistry {
   /** The rail that carries a method in an environment, or null when none is configured. */
   railFor(environment: Environment, method: PaymentMethod): PaymentRail | null {
     return this.byEnvMethod.get(`${environment}/${method}`) ?? null;
-  }
-
-  /**
-   * Rail questions (a worker's job): asks each rail about its pending payments whose answer is due, so a
-   * payment whose callback was lost, or whose process died waiting, is still resolved. Each rail's poll
-   * resolves a payment once, whoever asks.
-   */
-  async pollDue(db: Q, now: number): Promise<number> {
-    const due = await duePendingRailPayments(db, now, 500);
-    for (const row of due) {
-      const rail = this.railFor(row.environment, row.method as PaymentMethod);
-      await rail?.poll?.({ merchantId: row.merchant_id, environment: row.environment }, row.id);
-    }
-    return due.length;
   }
 
   close(): void {

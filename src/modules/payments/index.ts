@@ -1,0 +1,1 @@
+export { PaymentService, type Applied, type PaymentReport, type PaymentServiceDeps } from './payments.service.js';
