@@ -170,17 +170,17 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
       const c = await sdk.paymentIntents.create({ amount: '6.00', currency: 'USD' });
       await sdk.sandbox.simulate(c.id, { outcome: 'success', payment_method: 'card' });
       const got = await filtered.waitFor((r) => r.length >= 2, 20_000, 'two paid events');
-      // Listen follows the feed in order: once it has read the feed past the last paid event twice (it asks
-      // the server), it has passed over every event before it and has nothing more to forward.
+      // Listen follows the feed in order, one page at a time: once it asks the server for what follows the
+      // last paid event, it has forwarded or passed over every event up to it, and none came after.
       const lastPaid = (JSON.parse(got[1]!.body) as { id: string }).id;
       await waitFor(
-        'listen to read the feed past the last paid event twice',
+        'listen to read the feed past the last paid event',
         () =>
           server
             .stdout()
             .split('\n')
             .filter((l) => l.includes('"incoming request"') && l.includes(`/v1/events?after=${lastPaid}`)).length,
-        (n) => n >= 2,
+        (n) => n >= 1,
       );
       expect(filtered.received).toHaveLength(2);
       const paid = got.map((r) => constructEvent(r.body, r.headers, ready.secret));
