@@ -102,7 +102,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, deps.config);
 
-  registerHealth(app, deps.database);
+  registerHealth(app, deps.database, deps.rates);
   await app.register(docsRoutes);
   await app.register(checkoutRoutes, { deps });
   await app.register(consoleRoutes, { deps });

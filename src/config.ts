@@ -22,7 +22,11 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   COWRIE_DB_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+  COWRIE_RATES_SOURCE: Type.Union([Type.Literal('file'), Type.Literal('http')], { default: 'file' }),
   COWRIE_RATES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  COWRIE_RATES_URLS: Type.Optional(Type.String({ pattern: '^https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*$' })),
+  COWRIE_RATES_REFRESH_S: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  COWRIE_RATES_MAX_AGE_S: Type.Optional(Type.Integer({ minimum: 1, maximum: 604_800 })),
   COWRIE_JOB_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, maximum: 60_000 }),
   COWRIE_ALLOW_PRIVATE_WEBHOOKS: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   COWRIE_WEBHOOK_BACKOFF_SCALE: Type.Number({ default: 1, exclusiveMinimum: 0, maximum: 1 }),
@@ -107,6 +111,26 @@ export type Environment = 'live' | 'test';
 /** The shipped rate table (config/rates.json at the package root; same depth from src/ and dist/). */
 export const DEFAULT_RATES_FILE = fileURLToPath(new URL('../config/rates.json', import.meta.url));
 
+/** Where reference prices come from (DECISIONS "Amounts and currencies"). */
+export type RatesConfig =
+  | {
+      readonly source: 'file';
+      /** The rate table; never stale. */
+      readonly file: string;
+    }
+  | {
+      readonly source: 'http';
+      /** Bases speaking Coinbase's exchange-rates protocol, all asked at every refresh. */
+      readonly urls: readonly string[];
+      readonly refreshMs: number;
+      /** A price whose last good fetch is older than this is stale. */
+      readonly maxAgeMs: number;
+    };
+
+export const DEFAULT_RATES_URL = 'https://api.coinbase.com';
+export const DEFAULT_RATES_REFRESH_S = 60;
+export const DEFAULT_RATES_MAX_AGE_S = 600;
+
 export interface Config {
   readonly databaseUrl: string;
   readonly host: string;
@@ -120,8 +144,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly logLevel: string;
   readonly dbPoolSize: number;
-  /** The rate table read by the built-in rate provider. */
-  readonly ratesFile: string;
+  /** Where reference prices come from: the rate table, or live sources over HTTP. */
+  readonly rates: RatesConfig;
   /** How often background jobs (expiry sweep, ...) run. */
   readonly jobIntervalMs: number;
   /** The webhook delivery worker (DECISIONS "Webhooks and events"). */
@@ -231,6 +255,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
         });
   const chains = chainConfigs(c as unknown as ChainVariables);
+  const rates = ratesConfig(c);
   return Object.freeze({
     databaseUrl: c.COWRIE_DATABASE_URL,
     host: c.COWRIE_HOST,
@@ -246,7 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ),
     logLevel: c.COWRIE_LOG_LEVEL,
     dbPoolSize: c.COWRIE_DB_POOL_SIZE,
-    ratesFile: c.COWRIE_RATES_FILE ?? DEFAULT_RATES_FILE,
+    rates,
     jobIntervalMs: c.COWRIE_JOB_INTERVAL_MS,
     webhooks: Object.freeze({
       allowPrivate: c.COWRIE_ALLOW_PRIVATE_WEBHOOKS === '1',
@@ -271,6 +296,34 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rpcTimeoutMs: c.COWRIE_CHAIN_RPC_TIMEOUT_MS,
     }),
   });
+}
+
+function ratesConfig(c: Static<typeof EnvSchema>): RatesConfig {
+  // A variable of the other source is refused rather than ignored: COWRIE_RATES_URLS set without
+  // COWRIE_RATES_SOURCE=http would otherwise leave every price on the shipped table, silently.
+  const httpVars = ['COWRIE_RATES_URLS', 'COWRIE_RATES_REFRESH_S', 'COWRIE_RATES_MAX_AGE_S'] as const;
+  if (c.COWRIE_RATES_SOURCE === 'file') {
+    const stray = httpVars.find((k) => c[k] !== undefined);
+    if (stray) throw new ConfigError(`Invalid configuration:\n  ${stray} is set but COWRIE_RATES_SOURCE is not http`);
+    return Object.freeze({ source: 'file', file: c.COWRIE_RATES_FILE ?? DEFAULT_RATES_FILE });
+  }
+  if (c.COWRIE_RATES_FILE !== undefined) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_RATES_FILE is set but COWRIE_RATES_SOURCE is http (the table is not read then)',
+    );
+  }
+  const refreshS = c.COWRIE_RATES_REFRESH_S ?? DEFAULT_RATES_REFRESH_S;
+  const maxAgeS = c.COWRIE_RATES_MAX_AGE_S ?? DEFAULT_RATES_MAX_AGE_S;
+  if (maxAgeS <= refreshS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  COWRIE_RATES_MAX_AGE_S (${maxAgeS}) must exceed COWRIE_RATES_REFRESH_S (${refreshS}), or prices go stale between two refreshes`,
+    );
+  }
+  const urls = (c.COWRIE_RATES_URLS ?? DEFAULT_RATES_URL).split(',').map((u) => u.trim().replace(/\/+$/, ''));
+  if (new Set(urls).size !== urls.length) {
+    throw new ConfigError('Invalid configuration:\n  COWRIE_RATES_URLS names a source twice (each source counts once in the median)');
+  }
+  return Object.freeze({ source: 'http', urls: Object.freeze(urls), refreshMs: refreshS * 1000, maxAgeMs: maxAgeS * 1000 });
 }
 
 function chainConfigs(c: ChainVariables): ChainConfig[] {

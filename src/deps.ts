@@ -13,7 +13,7 @@ import type { PaymentService } from './modules/payments/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
 import type { ChainDeposits, ChainWatcher, MpesaRail } from './modules/rails/index.js';
-import type { RateProvider } from './modules/rates/index.js';
+import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
 import type { WebhookService } from './modules/webhooks/index.js';
@@ -29,7 +29,10 @@ export interface Services {
   clocks: MerchantClocks;
   /** The origin of each environment's base URL: where checkout pages, links and docs live. */
   origins: Record<Environment, string>;
+  /** Reference prices: the rate table, or the live prices read from the database every second. */
   rates: RateProvider;
+  /** Fetches the live prices (COWRIE_RATES_SOURCE=http), run by a worker process under a lease; else null. */
+  ratesRefresher: RateRefresher | null;
   rateLimiter: RateLimiter;
   intents: IntentService;
   payments: PaymentService;

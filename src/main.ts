@@ -14,10 +14,12 @@ import { createConsoleUser } from './modules/console/index.js';
 import { forceCloseListeners, startListeners, type Listeners } from './server.js';
 import { Lease } from './db/leases.js';
 import { startChainWatchers } from './jobs/chain-watchers.js';
+import { ratesLeaseMs, startRatesRefresh } from './jobs/rates-refresh.js';
 import { logMixin } from './shared/log-context.js';
-import { setMetricsEnabled, setPoolSource, setQueueDepthSource } from './shared/metrics.js';
+import { setMetricsEnabled, setPoolSource, setQueueDepthSource, setRateAgeSource } from './shared/metrics.js';
 import { answerClusterMetrics, processMetrics, startMetricsServer } from './http/metrics-server.js';
 import { countPendingDeliveries } from './modules/webhooks/index.js';
+import type { RateProvider } from './modules/rates/index.js';
 import { buildServices, type BuiltServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 
@@ -85,19 +87,31 @@ export async function startCowrie(
         ? null
         : await seedDemo(database.db, clock, `${new URL(config.sandboxUrl).origin}/console`, config.passwordHashCost);
     setMetricsEnabled(config.metricsPort !== 0);
+    // The prices are built below; the metrics listener's /readyz says whether they are stale once they are.
+    const late: { rates?: RateProvider } = {};
     if (config.metricsPort !== 0) {
       setQueueDepthSource(() => countPendingDeliveries(database.db));
       const pool = database.pool;
       setPoolSource(() => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null));
       if (opts.metrics === 'cluster') answerClusterMetrics();
       else {
-        const server = await startMetricsServer({ host: config.host, port: config.metricsPort, database, ...processMetrics() });
+        const server = await startMetricsServer({
+          host: config.host,
+          port: config.metricsPort,
+          database,
+          rates: () => late.rates,
+          ...processMetrics(),
+        });
         started.push(() => server.close());
         logger.info({ port: server.port }, 'metrics listening');
       }
     }
     const services = await buildServices(config, database, { logger, clock });
     started.push(() => services.close());
+    late.rates = services.rates;
+    if (config.metricsPort !== 0) {
+      setRateAgeSource(services.rates.source === 'http' ? () => services.rates.freshness() : null, () => services.clocks.base.nowMs());
+    }
     const app = await buildApp(services);
     started.push(() => app.close());
     await opts.configureApp?.(app);
@@ -118,6 +132,16 @@ export async function startCowrie(
         stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
       });
       started.push(() => worker.stop());
+      if (services.ratesRefresher && config.rates.source === 'http') {
+        const refreshMs = config.rates.refreshMs;
+        const refresh = startRatesRefresh(
+          services.ratesRefresher,
+          refreshMs,
+          logger,
+          new Lease(database.db, 'rates-refresh', holder, ratesLeaseMs(refreshMs)),
+        );
+        started.push(() => refresh.stop());
+      }
       if (services.chainWatchers.length > 0) {
         const watchers = startChainWatchers(
           services.chainWatchers,

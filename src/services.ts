@@ -27,7 +27,7 @@ import {
   type ChainSource,
   type WalletNetwork,
 } from './modules/rails/index.js';
-import { loadRateTable } from './modules/rates/index.js';
+import { loadRateTable, RateBook, RateRefresher, type RateProvider } from './modules/rates/index.js';
 import { RefundService } from './modules/refunds/index.js';
 import { ReportService } from './modules/reports/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
@@ -43,7 +43,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
   const clocks = new MerchantClocks(opts.clock ?? systemClock, sandboxOffsets(db));
   const origins = { live: originOf(config.liveUrl), test: originOf(config.sandboxUrl) };
   const checkoutUrl = checkoutUrlFor(origins);
-  const rates = loadRateTable(config.ratesFile);
+  const { rates, book, ratesRefresher } = referencePrices(config, db, clocks.base, opts.logger);
   const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
 
   const customers = new CustomerService({ db, clock: clocks.base });
@@ -93,6 +93,8 @@ export async function buildServices(config: Config, database: Database, opts: { 
     rails.register('live', new ChainRail({ db, clocks, networks }));
   }
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
+  // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
+  await book?.open();
 
   return {
     config,
@@ -102,6 +104,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     clocks,
     origins,
     rates,
+    ratesRefresher,
     rateLimiter,
     intents,
     payments,
@@ -120,8 +123,24 @@ export async function buildServices(config: Config, database: Database, opts: { 
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();
+      await book?.close();
     },
   };
+}
+
+/**
+ * Reference prices: the rate table, or the live prices kept in the database (the book reads them; the
+ * refresher, run by the process holding the refresh lease, fetches them: src/jobs/rates-refresh.ts).
+ */
+function referencePrices(
+  config: Config,
+  db: Database['db'],
+  clock: Clock,
+  logger: Logger,
+): { rates: RateProvider; book: RateBook | null; ratesRefresher: RateRefresher | null } {
+  if (config.rates.source === 'file') return { rates: loadRateTable(config.rates.file), book: null, ratesRefresher: null };
+  const book = new RateBook({ db, clock, maxAgeMs: config.rates.maxAgeMs, logger });
+  return { rates: book, book, ratesRefresher: new RateRefresher({ db, book, clock, logger, urls: config.rates.urls }) };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {

@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011-mpesa-live.js';
 import * as m0012 from './migrations/0012-chain-watch.js';
 import * as m0013 from './migrations/0013-console.js';
 import * as m0014 from './migrations/0014-console-pin-search.js';
+import * as m0015 from './migrations/0015-reference-prices.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-chain-watch': m0012,
   '0013-console': m0013,
   '0014-console-pin-search': m0014,
+  '0015-reference-prices': m0015,
 };
 
 class StaticProvider implements MigrationProvider {

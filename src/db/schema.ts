@@ -504,6 +504,16 @@ export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
 export type Q = Db | Tx;
 
+/** The last good reference price of an asset in a fiat currency (src/modules/rates/). */
+export interface ReferencePricesTable {
+  asset: string;
+  currency: string;
+  /** Fiat per one unit of the asset, a decimal string. */
+  price: string;
+  /** When the fetch that made it finished (ms). */
+  updated_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   apps: AppsTable;
@@ -528,6 +538,7 @@ export interface DB {
   refunds: RefundsTable;
   ledger_entries: LedgerEntriesTable;
   leases: LeasesTable;
+  reference_prices: ReferencePricesTable;
   payment_link_visits: PaymentLinkVisitsTable;
   chain_cursors: ChainCursorsTable;
   chain_transfers: ChainTransfersTable;

@@ -1,10 +1,13 @@
 // Health (DECISIONS "Operating it at scale"): `GET /healthz` answers while the process runs; `GET /readyz`
 // answers 200 once the database answers and its migrations are current, else 503 with the reason. Both at
-// the origin of every listener, without a key, not rate-limited, and cheap: one read, no write.
+// the origin of every listener, without a key, not rate-limited, and cheap: one read, no write. With live
+// reference prices, /readyz also says whether any is stale: still 200 then, since the process is fine and
+// everything but new intents and quotes works (a load balancer taking it out would help no one).
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations } from '../db/migrate.js';
 import type { Database } from '../db/database.js';
+import type { RateProvider } from '../modules/rates/index.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -31,12 +34,23 @@ export async function readiness(database: Database, timeoutMs = 2000): Promise<R
   }
 }
 
-export function registerHealth(app: FastifyInstance, database: Database): void {
+/** The answer of /readyz: 200 with `{status: "ready"}` (and the live prices' freshness), or 503 with the reason. */
+export async function readyAnswer(database: Database, rates?: RateProvider): Promise<{ code: 200 | 503; body: object }> {
+  const r = await readiness(database);
+  if (!r.ready) return { code: 503, body: { status: 'not_ready', reason: r.reason } };
+  if (!rates || rates.source !== 'http') return { code: 200, body: { status: 'ready' } };
+  const stale = rates
+    .freshness()
+    .filter((f) => f.stale)
+    .map((f) => f.asset);
+  return { code: 200, body: { status: 'ready', rates: { status: stale.length > 0 ? 'stale' : 'fresh', stale_assets: stale } } };
+}
+
+export function registerHealth(app: FastifyInstance, database: Database, rates?: RateProvider): void {
   const route = { config: { access: 'public' as const }, schema: { hide: true }, logLevel: 'warn' as const };
   app.get('/healthz', route, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', route, async (_request, reply) => {
-    const r = await readiness(database);
-    reply.header('cache-control', 'no-store');
-    return r.ready ? reply.send({ status: 'ready' }) : reply.code(503).send({ status: 'not_ready', reason: r.reason });
+    const { code, body } = await readyAnswer(database, rates);
+    return reply.header('cache-control', 'no-store').code(code).send(body);
   });
 }

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { Database } from '../db/database.js';
 import { registry } from '../shared/metrics.js';
-import { readiness } from './health.js';
+import type { RateProvider } from '../modules/rates/index.js';
+import { readyAnswer } from './health.js';
 
 export interface MetricsServer {
   port: number;
@@ -21,6 +22,8 @@ export async function startMetricsServer(opts: {
   metrics: () => Promise<string>;
   contentType: string;
   database?: Database;
+  /** The process's reference prices, once built: /readyz says when the live ones are stale. */
+  rates?: () => RateProvider | undefined;
 }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -38,11 +41,7 @@ export async function startMetricsServer(opts: {
     }
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}');
     if (path === '/readyz' && opts.database) {
-      readiness(opts.database).then((r) =>
-        r.ready
-          ? send(200, 'application/json', '{"status":"ready"}')
-          : send(503, 'application/json', JSON.stringify({ status: 'not_ready', reason: r.reason })),
-      );
+      readyAnswer(opts.database, opts.rates?.()).then(({ code, body }) => send(code, 'application/json', JSON.stringify(body)));
       return;
     }
     send(404, 'text/plain', 'not found\n');

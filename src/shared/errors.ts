@@ -194,6 +194,13 @@ export const ERROR_CODES = {
     meaning:
       'Something went wrong on our side. Nothing internal is shown; quote the `request_id` to support. Safe to retry with the same `Idempotency-Key`.',
   },
+  // 503
+  rates_unavailable: {
+    status: 503,
+    type: 'api_error',
+    meaning:
+      'The reference price this request needs is stale: no price source has answered for longer than the server allows (`COWRIE_RATES_MAX_AGE_S`), or none has answered yet. Nothing was created; retry later with the same `Idempotency-Key`. `GET /rates` shows each price with its `updated_at`.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -77,8 +77,38 @@ new client.Gauge({
   },
 });
 
+const rateFetches = new client.Counter({
+  name: 'cowrie_rates_fetches_total',
+  help: 'Calls to reference price sources (COWRIE_RATES_URLS), by source and outcome (ok, partial, malformed, timeout, error)',
+  labelNames: ['source', 'outcome'] as const,
+  registers: [registry],
+});
+let rateAgeSource: (() => Array<{ asset: string; updatedAt: number | null }>) | null = null;
+let rateAgeClock: () => number = () => Date.now();
+new client.Gauge({
+  name: 'cowrie_rates_price_age_seconds',
+  help: "Seconds since the last good fetch of each asset's oldest live reference price (+Inf before the first), read when scraped",
+  labelNames: ['asset'] as const,
+  registers: [registry],
+  // A cluster's processes read the same prices; the oldest view is the one to alert on.
+  aggregator: 'max',
+  collect() {
+    this.reset();
+    if (!rateAgeSource) return;
+    const now = rateAgeClock();
+    for (const { asset, updatedAt } of rateAgeSource()) {
+      this.set({ asset }, updatedAt === null ? Number.POSITIVE_INFINITY : Math.max(0, (now - updatedAt) / 1000));
+    }
+  },
+});
+
 export function setQueueDepthSource(source: () => Promise<number>): void {
   queueDepthSource = source;
+}
+/** The live prices' fetch times, per asset (null: the rate table is in use, which has no age to show). */
+export function setRateAgeSource(source: (() => Array<{ asset: string; updatedAt: number | null }>) | null, nowMs?: () => number): void {
+  rateAgeSource = source;
+  if (nowMs) rateAgeClock = nowMs;
 }
 export function setPoolSource(source: () => { total: number; idle: number; waiting: number } | null): void {
   poolSource = source;
@@ -98,4 +128,7 @@ export function countIntentMove(from: string, to: string): void {
 }
 export function countRailCall(environment: string, method: string, outcome: string): void {
   if (enabled) railCalls.inc({ environment, method, outcome });
+}
+export function countRateFetch(source: string, outcome: string): void {
+  if (enabled) rateFetches.inc({ source, outcome });
 }

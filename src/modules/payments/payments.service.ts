@@ -164,7 +164,8 @@ export class PaymentService {
     now: number,
   ): Promise<AppError | null> {
     const asset = row.settlement_currency as SettlementAsset;
-    const usd = accepted.amount.mul(this.deps.rates.price(asset, 'USD'));
+    // The payment is made: valued at the last known price even when it is stale, never refused for it.
+    const usd = accepted.amount.mul(this.deps.rates.lastKnownPrice(asset, 'USD'));
     const counts = countsToCaps(accepted.outcome, row, accepted.amount);
     const attempt = {
       id: newId('payment_attempt'),

@@ -1,23 +1,55 @@
-// Where prices come from. The built-in provider reads a table (COWRIE_RATES_FILE, with a shipped default
-// in config/rates.json); a provider that fetches a feed implements the same interface.
+// Where prices come from (DECISIONS "Amounts and currencies"). Two providers answer the same questions: the
+// rate table (COWRIE_RATES_SOURCE=file, the default: COWRIE_RATES_FILE, with a shipped default in
+// config/rates.json), which never goes stale, and the book of live prices kept in the database
+// (COWRIE_RATES_SOURCE=http, rate-book.ts), which does.
 import { readFileSync } from 'node:fs';
+import { AppError } from '../../shared/errors.js';
 import { Decimal, FIAT_CURRENCIES, SETTLEMENT_ASSETS, type FiatCurrency, type SettlementAsset } from '../../shared/money.js';
 
 export interface RateSnapshot {
   asset: SettlementAsset;
   /** Fiat price of one unit of the asset, per currency. */
   prices: Record<FiatCurrency, string>;
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch: when the oldest of these prices was fetched. */
   updatedAt: number;
 }
 
+/** How old an asset's prices are: its oldest price's fetch time (null: none yet), and whether any is stale. */
+export interface AssetFreshness {
+  asset: SettlementAsset;
+  updatedAt: number | null;
+  stale: boolean;
+}
+
 export interface RateProvider {
-  /** Fiat price of one unit of `asset` in `currency`. */
+  readonly source: 'file' | 'http';
+  /**
+   * The price a new intent or quote is made with: fiat price of one unit of `asset` in `currency`.
+   * Throws 503 `rates_unavailable` when it is stale or was never fetched.
+   */
   price(asset: SettlementAsset, currency: FiatCurrency): Decimal;
+  /**
+   * The last good price however old, for valuing a payment already made (its receiving caps): a customer
+   * who paid is never refused because a price source is down. Throws `rates_unavailable` only when no
+   * price was ever fetched.
+   */
+  lastKnownPrice(asset: SettlementAsset, currency: FiatCurrency): Decimal;
+  /** What GET /rates shows: each asset priced in every currency (an asset missing a price is left out). */
   snapshot(): RateSnapshot[];
+  freshness(): AssetFreshness[];
 }
 
 export class RateTableError extends Error {}
+
+/** A price the provider cannot give: none yet, or older than COWRIE_RATES_MAX_AGE_S. */
+export function ratesUnavailable(asset: SettlementAsset, currency: FiatCurrency, updatedAt: number | null): AppError {
+  return new AppError(
+    'rates_unavailable',
+    updatedAt === null
+      ? `No reference price of ${asset} in ${currency} has been fetched yet, so nothing was created. Try again shortly.`
+      : `The reference price of ${asset} in ${currency} is out of date (last fetched ${new Date(updatedAt).toISOString()}), so nothing was created. Try again shortly.`,
+  );
+}
 
 /** Reads and checks a rate table: every settlement asset priced in every fiat currency, all positive. */
 export function loadRateTable(path: string): RateProvider {
@@ -46,10 +78,14 @@ export function loadRateTable(path: string): RateProvider {
     }
     snapshot.push({ asset, prices: out, updatedAt });
   }
+  const price = (asset: SettlementAsset, currency: FiatCurrency) => prices.get(`${asset}/${currency}`)!;
+  // The table is the operator's statement of the prices: it never goes stale.
+  const freshness = SETTLEMENT_ASSETS.map((asset) => ({ asset, updatedAt, stale: false }));
   return {
-    price(asset, currency) {
-      return prices.get(`${asset}/${currency}`)!;
-    },
+    source: 'file',
+    price,
+    lastKnownPrice: price,
     snapshot: () => snapshot,
+    freshness: () => freshness,
   };
 }

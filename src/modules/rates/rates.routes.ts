@@ -16,7 +16,10 @@ const RatesResponse = Type.Object(
         prices: Type.Object(
           Object.fromEntries(FIAT_CURRENCIES.map((c) => [c, Type.String({ description: `${c} per one unit of the asset` })])),
         ),
-        updated_at: Type.String({ format: 'date-time' }),
+        updated_at: Type.String({
+          format: 'date-time',
+          description: "When the asset's oldest price was last fetched (the rate table's date with the file source)",
+        }),
       }),
     ),
     ...metaProperties,
@@ -31,7 +34,8 @@ export const rateRoutes: FastifyPluginAsyncTypebox<{ rates: RateProvider }> = as
       config: { scopes: ['payments:read'] },
       schema: {
         summary: 'Reference rates',
-        description: 'Supported settlement assets and their reference prices in every fiat currency. Indicative only, not a locked quote.',
+        description:
+          "Supported settlement assets and their reference prices in every fiat currency, each with `updated_at`, the last good fetch of the asset's oldest price. Indicative only, not a locked quote. Stale prices still show, with their old `updated_at`.",
         tags: ['Rates and quotes'],
         response: { 200: RatesResponse, ...errorResponses(400, 401, 403, 429) },
       },
