@@ -257,7 +257,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'POST /payment-intents': {
     operationId: 'createPaymentIntent',
     description:
-      'Creates a payment of `amount` in `currency`, settled in `settlement_currency`, and answers its `checkout_url` for the customer.',
+      'Creates a payment of `amount` in `currency`, settled in `settlement_currency`, and answers its `checkout_url` for the customer. Answers `503 rates_unavailable`, and creates nothing, while the reference price it needs is stale.',
     requestExample: {
       amount: '1500.00',
       currency: 'KES',

@@ -78,7 +78,7 @@ export interface paths {
     };
     /**
      * Reference rates
-     * @description Supported settlement assets and their reference prices in every fiat currency. Indicative only, not a locked quote. Scope: any one of `payments:read`.
+     * @description Supported settlement assets and their reference prices in every fiat currency, each with `updated_at`, the last good fetch of the asset's oldest price. Indicative only, not a locked quote. Stale prices still show, with their old `updated_at`. Scope: any one of `payments:read`.
      */
     get: operations['listRates'];
     put?: never;
@@ -100,7 +100,7 @@ export interface paths {
     put?: never;
     /**
      * Lock a quote
-     * @description Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote. Scope: any one of `payments:read`.
+     * @description Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote. While the reference price it needs is stale, answers 503 `rates_unavailable` and locks nothing. Scope: any one of `payments:read`.
      */
     post: operations['createQuote'];
     delete?: never;
@@ -124,7 +124,7 @@ export interface paths {
     put?: never;
     /**
      * Create a payment intent
-     * @description Creates a payment of `amount` in `currency`, settled in `settlement_currency`, and answers its `checkout_url` for the customer. Scope: any one of `payments:write`.
+     * @description Creates a payment of `amount` in `currency`, settled in `settlement_currency`, and answers its `checkout_url` for the customer. Answers `503 rates_unavailable`, and creates nothing, while the reference price it needs is stale. Scope: any one of `payments:write`.
      */
     post: operations['createPaymentIntent'];
     delete?: never;
@@ -2288,7 +2288,10 @@ export interface operations {
                 /** @description RWF per one unit of the asset */
                 RWF: string;
               };
-              /** Format: date-time */
+              /**
+               * Format: date-time
+               * @description When the asset's oldest price was last fetched (the rate table's date with the file source)
+               */
               updated_at: string;
             }[];
             /** @description Same as the `Service-Request-Id` header; quote it to support. */
@@ -2844,6 +2847,43 @@ export interface operations {
       };
       /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
       500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Service unavailable. Codes: [`rates_unavailable`](/docs/errors#rates_unavailable). */
+      503: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
@@ -3645,6 +3685,43 @@ export interface operations {
       };
       /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
       500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Service unavailable. Codes: [`rates_unavailable`](/docs/errors#rates_unavailable). */
+      503: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];

@@ -242,6 +242,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
     opened: OpenLinkResult,
     token: string,
     value: string,
+    /** Of a page that shows an error: 400 unless said (503 when prices are stale). */
+    errorStatus = 400,
   ): Promise<FastifyReply> {
     const link = opened.link;
     const sandbox = link.environment === 'test';
@@ -259,7 +261,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
       case 'page':
         return html(
           reply,
-          opened.error ? 400 : 200,
+          opened.error ? errorStatus : 200,
           linkPage(link, merchantName, { assets, error: opened.error, value, action: `/pay/${link.id}`, token }),
         );
       case 'minted':
@@ -310,7 +312,21 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps
         return linkAnswer(request, reply, { ...page, error: 'This page had gone stale, so nothing was paid. Try again.' }, fresh, '');
       }
       const amount = request.body.amount;
-      return linkAnswer(request, reply, await deps.links.mint(link, visit, amount), request.body.visit!, amount ?? '');
+      let minted: OpenLinkResult;
+      try {
+        minted = await deps.links.mint(link, visit, amount);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'rates_unavailable') throw err;
+        // The customer sees the form again, told that nothing happened; the merchant's log says why.
+        request.log.warn({ payment_link: link.id, reason: err.message }, 'payment link minted nothing: rates_unavailable');
+        const page = {
+          kind: 'page' as const,
+          link,
+          error: 'Prices are being updated, so nothing was charged. Try again in a few minutes.',
+        };
+        return linkAnswer(request, reply, page, request.body.visit!, amount ?? '', 503);
+      }
+      return linkAnswer(request, reply, minted, request.body.visit!, amount ?? '');
     },
   );
 };

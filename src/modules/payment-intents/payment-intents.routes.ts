@@ -20,7 +20,7 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentSer
         summary: 'Create a payment intent',
         tags: ['Payment intents'],
         body: CreateIntentBody,
-        response: { 201: PaymentIntentResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: { 201: PaymentIntentResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {

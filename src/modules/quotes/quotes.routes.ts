@@ -16,10 +16,10 @@ export const quoteRoutes: FastifyPluginAsyncTypebox<{ quotes: QuoteService }> = 
       schema: {
         summary: 'Lock a quote',
         description:
-          'Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote.',
+          'Locks a fiat-to-asset conversion for 10 minutes. For price displays and estimates; payment intents embed their own quote. While the reference price it needs is stale, answers 503 `rates_unavailable` and locks nothing.',
         tags: ['Rates and quotes'],
         body: QuoteBody,
-        response: { 200: QuoteResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        response: { 200: QuoteResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503) },
       },
     },
     async (request) => {
