@@ -5,7 +5,10 @@ import type { PaymentIntent } from '../../payment-intents/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
 import { esc, page, type PageContext } from './layout.js';
 
-export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: string }): string {
+export function homePage(
+  ctx: PageContext,
+  data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: string; prices?: string },
+): string {
   const balances =
     data.balances.length === 0
       ? '<p>No money yet in this environment.</p>'
@@ -28,7 +31,7 @@ export function homePage(ctx: PageContext, data: { balances: BalanceEntry[]; pay
     ctx,
     'Home',
     `<section aria-labelledby="h-balances"><h2 id="h-balances">Balances</h2>${balances}</section>
-<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>${data.clock ?? ''}`,
+<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>${data.prices ?? ''}${data.clock ?? ''}`,
   );
 }
 

@@ -12,6 +12,7 @@ import { ConsoleError, type ConsoleSession } from '../console-auth.service.js';
 import * as repo from '../console.repo.js';
 import { clockForm, homePage } from '../pages/home-page.js';
 import { messagePage } from '../pages/layout.js';
+import { pricesSection } from '../pages/prices-section.js';
 import { paymentPage, type TimelineEvent } from '../pages/payment-page.js';
 import { paymentsPage, STATUS_FILTERS } from '../pages/payments-page.js';
 import { CONSOLE_ROUTE, type ConsoleKit } from './shared.routes.js';
@@ -28,7 +29,13 @@ async function home(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRepl
     const offset = await clocks.sandboxOffsetMs(session.user.merchantId);
     clock = clockForm(session, isoTime(clocks.base.nowMs() + offset));
   }
-  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, clock }));
+  const prices = pricesSection({
+    rates: kit.deps.config.rates,
+    snapshot: kit.deps.rates.snapshot(),
+    freshness: kit.deps.rates.freshness(),
+    nowMs: clocks.base.nowMs(),
+  });
+  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, clock, prices }));
 }
 
 /** An id opens its payment; anything else is looked up as a merchant reference. */

@@ -12,6 +12,8 @@ import type { CustomerService } from '../../customers/index.js';
 import { findMerchant, verificationOf } from '../../merchants/index.js';
 import type { LinkService } from '../../payment-links/index.js';
 import type { RefundService } from '../../refunds/index.js';
+import type { RatesConfig } from '../../../config.js';
+import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
 import type { SandboxDeps } from '../../sandbox/index.js';
 import type { WebhookService } from '../../webhooks/index.js';
@@ -33,6 +35,9 @@ export interface ConsoleRouteDeps extends SandboxDeps {
   refunds: RefundService;
   reports: ReportService;
   webhooks: WebhookService;
+  /** The reference prices the home page shows, and where they come from. */
+  rates: RateProvider;
+  config: { rates: RatesConfig };
 }
 
 /** Every console route: reachable without an API key (the session is checked instead), not in the API reference. */
