@@ -29,8 +29,11 @@ export interface PeerServerOptions {
   control: Record<string, ControlMethod>;
   /** The answer of a request that failNext makes fail with `status`. */
   failure(status: number): Answer;
-  /** The answer of a protocol request; when `badJson`, its body was not JSON and `req.body` is the raw text. */
-  answer(req: PeerRequest, query: URLSearchParams, badJson: boolean): Answer;
+  /**
+   * The answer of a protocol request; when `badJson`, its body was not JSON and `req.body` is the raw text.
+   * A promise answers when it settles (a peer that answers late).
+   */
+  answer(req: PeerRequest, query: URLSearchParams, badJson: boolean): Answer | Promise<Answer>;
   /** The content type of JSON answers (default application/json). */
   jsonType?: string;
 }
@@ -91,7 +94,7 @@ export async function startPeerServer(opts: PeerServerOptions): Promise<PeerServ
           badJson = true;
         }
       }
-      const answer = ((): Answer => {
+      const answered = ((): Answer | Promise<Answer> => {
         const ctl = /^\/__peer\/([A-Za-z]+)$/.exec(url.pathname);
         if (ctl) return badJson ? { status: 400, body: { error: 'invalid JSON' } } : controlCall(ctl[1]!, body);
         const request: PeerRequest = {
@@ -108,13 +111,19 @@ export async function startPeerServer(opts: PeerServerOptions): Promise<PeerServ
         }
         return opts.answer(request, url.searchParams, badJson);
       })();
-      if (typeof answer.body === 'string') {
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
-        res.end(answer.body);
-      } else {
-        res.writeHead(answer.status, { 'content-type': opts.jsonType ?? 'application/json' });
-        res.end(JSON.stringify(answer.body));
-      }
+      const send = (answer: Answer) => {
+        // The client may have gone while a late answer waited.
+        if (res.destroyed) return;
+        if (typeof answer.body === 'string') {
+          res.writeHead(answer.status, { 'content-type': 'text/plain' });
+          res.end(answer.body);
+        } else {
+          res.writeHead(answer.status, { 'content-type': opts.jsonType ?? 'application/json' });
+          res.end(JSON.stringify(answer.body));
+        }
+      };
+      if (answered instanceof Promise) void answered.then(send);
+      else send(answered);
     });
   });
   await new Promise<void>((resolve, reject) => {
