@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations } from '../db/migrate.js';
 import type { Database } from '../db/database.js';
-import type { RateProvider } from '../modules/rates/index.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -34,8 +33,17 @@ export async function readiness(database: Database, timeoutMs = 2000): Promise<R
   }
 }
 
+/**
+ * What /readyz needs of the reference prices (the rates module's provider is one): where they come from,
+ * and which assets' prices are too old for new payments.
+ */
+export interface PriceFreshness {
+  readonly source: 'file' | 'http';
+  freshness(): ReadonlyArray<{ asset: string; stale: boolean }>;
+}
+
 /** The answer of /readyz: 200 with `{status: "ready"}` (and the live prices' freshness), or 503 with the reason. */
-export async function readyAnswer(database: Database, rates?: RateProvider): Promise<{ code: 200 | 503; body: object }> {
+export async function readyAnswer(database: Database, rates?: PriceFreshness): Promise<{ code: 200 | 503; body: object }> {
   const r = await readiness(database);
   if (!r.ready) return { code: 503, body: { status: 'not_ready', reason: r.reason } };
   if (!rates || rates.source !== 'http') return { code: 200, body: { status: 'ready' } };
@@ -46,7 +54,7 @@ export async function readyAnswer(database: Database, rates?: RateProvider): Pro
   return { code: 200, body: { status: 'ready', rates: { status: stale.length > 0 ? 'stale' : 'fresh', stale_assets: stale } } };
 }
 
-export function registerHealth(app: FastifyInstance, database: Database, rates?: RateProvider): void {
+export function registerHealth(app: FastifyInstance, database: Database, rates?: PriceFreshness): void {
   const route = { config: { access: 'public' as const }, schema: { hide: true }, logLevel: 'warn' as const };
   app.get('/healthz', route, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   app.get('/readyz', route, async (_request, reply) => {

@@ -7,8 +7,7 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import type { Database } from '../db/database.js';
 import { registry } from '../shared/metrics.js';
-import type { RateProvider } from '../modules/rates/index.js';
-import { readyAnswer } from './health.js';
+import { readyAnswer, type PriceFreshness } from './health.js';
 
 export interface MetricsServer {
   port: number;
@@ -23,7 +22,7 @@ export async function startMetricsServer(opts: {
   contentType: string;
   database?: Database;
   /** The process's reference prices, once built: /readyz says when the live ones are stale. */
-  rates?: () => RateProvider | undefined;
+  rates?: () => PriceFreshness | undefined;
 }): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
