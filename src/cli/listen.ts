@@ -113,27 +113,53 @@ function fatal(err: unknown): boolean {
   return err instanceof AuthenticationError || err instanceof PermissionError || (err instanceof CowrieError && err.statusCode === 400);
 }
 
+/** The URL of `--forward-to`, which must be http or https. */
+function forwardTarget(forwardTo: string): URL {
+  let target: URL;
+  try {
+    target = new URL(forwardTo);
+  } catch {
+    throw new OperatorError(`--forward-to must be a URL such as http://localhost:3000/webhooks, not ${forwardTo}`, 'parameter_invalid');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new OperatorError('--forward-to must be an http or https URL', 'parameter_invalid');
+  }
+  return target;
+}
+
+/** The listen secret of `--secret`, or a new one. */
+function listenSecret(given: string | undefined): string {
+  const secret = given ?? `${SECRET_PREFIX}${randomBase62(32)}`;
+  if (!secret.startsWith(SECRET_PREFIX)) throw new OperatorError(`--secret must start with ${SECRET_PREFIX}`, 'parameter_invalid');
+  return secret;
+}
+
+/** What is printed of one forwarded event: the human line and the JSON line. */
+function forwardedLine(event: Event, result: Forwarded): [string, Record<string, unknown>] {
+  const answer = result.status !== null ? `[${result.status}]` : `[failed: ${result.error}]`;
+  return [
+    `${clockTime()}  ${event.type.padEnd(34)} ${event.id}  ${answer} ${result.durationMs} ms${result.attempts > 1 ? ` (${result.attempts} attempts)` : ''}`,
+    {
+      object: 'forward',
+      event: event.id,
+      type: event.type,
+      status: result.status,
+      error: result.error,
+      attempts: result.attempts,
+      duration_ms: result.durationMs,
+    },
+  ];
+}
+
 /**
  * Runs until `signal` aborts (Ctrl-C), then answers 0; a refused key ends it with 1. A server that goes
  * away is waited for, and the feed is read on from the last event forwarded when it is back.
  */
 export async function listen(opts: ListenOptions, io: ToolIo, signal: AbortSignal): Promise<number> {
   const client = developerClient(opts, io.env);
-  let target: URL;
-  try {
-    target = new URL(opts.forwardTo);
-  } catch {
-    throw new OperatorError(
-      `--forward-to must be a URL such as http://localhost:3000/webhooks, not ${opts.forwardTo}`,
-      'parameter_invalid',
-    );
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new OperatorError('--forward-to must be an http or https URL', 'parameter_invalid');
-  }
+  const target = forwardTarget(opts.forwardTo);
   const only = checkEventTypes(opts.events);
-  const secret = opts.secret ?? `${SECRET_PREFIX}${randomBase62(32)}`;
-  if (!secret.startsWith(SECRET_PREFIX)) throw new OperatorError(`--secret must start with ${SECRET_PREFIX}`, 'parameter_invalid');
+  const secret = listenSecret(opts.secret);
   const pollMs = opts.pollMs ?? 500;
   const say = (human: string, json: Record<string, unknown>) => io.out(opts.json ? `${JSON.stringify(json)}\n` : `${human}\n`);
 
@@ -168,19 +194,7 @@ export async function listen(opts: ListenOptions, io: ToolIo, signal: AbortSigna
         if (!only || only.includes(event.type as EventType)) {
           const result = await forward(target.href, secret, event, signal);
           if (signal.aborted && result.error === 'stopped') break;
-          const answer = result.status !== null ? `[${result.status}]` : `[failed: ${result.error}]`;
-          say(
-            `${clockTime()}  ${event.type.padEnd(34)} ${event.id}  ${answer} ${result.durationMs} ms${result.attempts > 1 ? ` (${result.attempts} attempts)` : ''}`,
-            {
-              object: 'forward',
-              event: event.id,
-              type: event.type,
-              status: result.status,
-              error: result.error,
-              attempts: result.attempts,
-              duration_ms: result.durationMs,
-            },
-          );
+          say(...forwardedLine(event, result));
         }
         cursor = event.id;
       }
