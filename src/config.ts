@@ -190,70 +190,17 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+type Env = Static<typeof EnvSchema>;
+
+/**
+ * Reads the environment once: the schema's check, then the checks across variables, then one frozen Config.
+ * A variable of one part (M-Pesa, chains, rates) is read by that part's function below.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(EnvSchema.properties)) {
-    const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
-  const validate = ajv.compile(EnvSchema);
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((e) => {
-      const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
-      return `${name}: ${e.message ?? 'invalid'} (got ${JSON.stringify(env[name])})`;
-    });
-    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  const c = raw as Static<typeof EnvSchema>;
-  const livePort = c.COWRIE_LIVE_PORT ?? 4000;
-  const sandboxPort = c.COWRIE_SANDBOX_PORT ?? 4001;
-  const liveUrl = c.COWRIE_LIVE_URL ?? `http://localhost:${livePort}/v1`;
-  const sandboxUrl = c.COWRIE_SANDBOX_URL ?? `http://localhost:${sandboxPort}/v1`;
-  if (livePort === sandboxPort && livePort !== 0 && hostOf(liveUrl) === hostOf(sandboxUrl)) {
-    throw new ConfigError(
-      'Invalid configuration:\n  COWRIE_LIVE_PORT and COWRIE_SANDBOX_PORT are the same, so COWRIE_LIVE_URL and ' +
-        'COWRIE_SANDBOX_URL must name different hosts (the Host header chooses the environment).',
-    );
-  }
-  if (c.COWRIE_WEBHOOK_LEASE_MS < c.COWRIE_WEBHOOK_TIMEOUT_MS + 1_000) {
-    throw new ConfigError(
-      'Invalid configuration:\n  COWRIE_WEBHOOK_LEASE_MS must exceed COWRIE_WEBHOOK_TIMEOUT_MS by at least 1000, so a claim ' +
-        'outlives the HTTP call it covers.',
-    );
-  }
-  if (c.COWRIE_DATABASE_URL.startsWith('sqlite:') && (c.COWRIE_ROLE !== 'all' || c.COWRIE_PROCESSES > 1)) {
-    throw new ConfigError(
-      'Invalid configuration:\n  COWRIE_ROLE and COWRIE_PROCESSES: the embedded SQLite database serves one process with role ' +
-        '`all`. To split API and workers or run several processes, use PostgreSQL (COWRIE_DATABASE_URL=postgres://…).',
-    );
-  }
-  const mpesaVars = [
-    'COWRIE_MPESA_CONSUMER_KEY',
-    'COWRIE_MPESA_CONSUMER_SECRET',
-    'COWRIE_MPESA_SHORTCODE',
-    'COWRIE_MPESA_PASSKEY',
-  ] as const;
-  const mpesaSet = mpesaVars.filter((k) => c[k] !== undefined);
-  if (mpesaSet.length > 0 && mpesaSet.length < mpesaVars.length) {
-    throw new ConfigError(
-      `Invalid configuration:\n  the live M-Pesa rail needs all of ${mpesaVars.join(', ')}; missing: ${mpesaVars
-        .filter((k) => c[k] === undefined)
-        .join(', ')}`,
-    );
-  }
-  const mpesa: MpesaConfig | null =
-    mpesaSet.length === 0
-      ? null
-      : Object.freeze({
-          baseUrl: c.COWRIE_MPESA_BASE_URL.replace(/\/+$/, ''),
-          consumerKey: c.COWRIE_MPESA_CONSUMER_KEY!,
-          consumerSecret: c.COWRIE_MPESA_CONSUMER_SECRET!,
-          shortcode: c.COWRIE_MPESA_SHORTCODE!,
-          passkey: c.COWRIE_MPESA_PASSKEY!,
-          callbackOrigin: (c.COWRIE_MPESA_CALLBACK_URL ?? originOf(liveUrl)).replace(/\/+$/, ''),
-          queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
-        });
+  const c = validateEnv(env);
+  const { livePort, sandboxPort, liveUrl, sandboxUrl } = listenerUrls(c);
+  checkCrossVariables(c);
+  const mpesa = mpesaConfig(c, liveUrl);
   const chains = chainConfigs(c as unknown as ChainVariables);
   const rates = ratesConfig(c);
   return Object.freeze({
@@ -298,7 +245,86 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   });
 }
 
-function ratesConfig(c: Static<typeof EnvSchema>): RatesConfig {
+/** The variables the schema knows, checked, converted and defaulted; a ConfigError lists every problem. */
+function validateEnv(env: Record<string, string | undefined>): Env {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true });
+  const validate = ajv.compile(EnvSchema);
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
+      return `${name}: ${e.message ?? 'invalid'} (got ${JSON.stringify(env[name])})`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return raw as Env;
+}
+
+/** The two listeners' ports and public URLs; on one port, the URLs must name different hosts. */
+function listenerUrls(c: Env) {
+  const livePort = c.COWRIE_LIVE_PORT ?? 4000;
+  const sandboxPort = c.COWRIE_SANDBOX_PORT ?? 4001;
+  const liveUrl = c.COWRIE_LIVE_URL ?? `http://localhost:${livePort}/v1`;
+  const sandboxUrl = c.COWRIE_SANDBOX_URL ?? `http://localhost:${sandboxPort}/v1`;
+  if (livePort === sandboxPort && livePort !== 0 && hostOf(liveUrl) === hostOf(sandboxUrl)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_LIVE_PORT and COWRIE_SANDBOX_PORT are the same, so COWRIE_LIVE_URL and ' +
+        'COWRIE_SANDBOX_URL must name different hosts (the Host header chooses the environment).',
+    );
+  }
+  return { livePort, sandboxPort, liveUrl, sandboxUrl };
+}
+
+/** Rules that tie one variable to another, beyond what the schema says of each. */
+function checkCrossVariables(c: Env): void {
+  if (c.COWRIE_WEBHOOK_LEASE_MS < c.COWRIE_WEBHOOK_TIMEOUT_MS + 1_000) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_WEBHOOK_LEASE_MS must exceed COWRIE_WEBHOOK_TIMEOUT_MS by at least 1000, so a claim ' +
+        'outlives the HTTP call it covers.',
+    );
+  }
+  if (c.COWRIE_DATABASE_URL.startsWith('sqlite:') && (c.COWRIE_ROLE !== 'all' || c.COWRIE_PROCESSES > 1)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  COWRIE_ROLE and COWRIE_PROCESSES: the embedded SQLite database serves one process with role ' +
+        '`all`. To split API and workers or run several processes, use PostgreSQL (COWRIE_DATABASE_URL=postgres://…).',
+    );
+  }
+}
+
+/** The live M-Pesa rail: off when none of its four credentials is set, refused when only some are. */
+function mpesaConfig(c: Env, liveUrl: string): MpesaConfig | null {
+  const mpesaVars = [
+    'COWRIE_MPESA_CONSUMER_KEY',
+    'COWRIE_MPESA_CONSUMER_SECRET',
+    'COWRIE_MPESA_SHORTCODE',
+    'COWRIE_MPESA_PASSKEY',
+  ] as const;
+  const mpesaSet = mpesaVars.filter((k) => c[k] !== undefined);
+  if (mpesaSet.length > 0 && mpesaSet.length < mpesaVars.length) {
+    throw new ConfigError(
+      `Invalid configuration:\n  the live M-Pesa rail needs all of ${mpesaVars.join(', ')}; missing: ${mpesaVars
+        .filter((k) => c[k] === undefined)
+        .join(', ')}`,
+    );
+  }
+  if (mpesaSet.length === 0) return null;
+  return Object.freeze({
+    baseUrl: c.COWRIE_MPESA_BASE_URL.replace(/\/+$/, ''),
+    consumerKey: c.COWRIE_MPESA_CONSUMER_KEY!,
+    consumerSecret: c.COWRIE_MPESA_CONSUMER_SECRET!,
+    shortcode: c.COWRIE_MPESA_SHORTCODE!,
+    passkey: c.COWRIE_MPESA_PASSKEY!,
+    callbackOrigin: (c.COWRIE_MPESA_CALLBACK_URL ?? originOf(liveUrl)).replace(/\/+$/, ''),
+    queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
+  });
+}
+
+/** Where reference prices come from: the shipped table (or COWRIE_RATES_FILE), or live sources over HTTP. */
+function ratesConfig(c: Env): RatesConfig {
   // A variable of the other source is refused rather than ignored: COWRIE_RATES_URLS set without
   // COWRIE_RATES_SOURCE=http would otherwise leave every price on the shipped table, silently.
   const httpVars = ['COWRIE_RATES_URLS', 'COWRIE_RATES_REFRESH_S', 'COWRIE_RATES_MAX_AGE_S'] as const;
@@ -326,6 +352,7 @@ function ratesConfig(c: Static<typeof EnvSchema>): RatesConfig {
   return Object.freeze({ source: 'http', urls: Object.freeze(urls), refreshMs: refreshS * 1000, maxAgeMs: maxAgeS * 1000 });
 }
 
+/** The networks of the live wallet rail whose RPC URLs and address are both set. */
 function chainConfigs(c: ChainVariables): ChainConfig[] {
   const out: ChainConfig[] = [];
   for (const network of CHAIN_NETWORKS) {
