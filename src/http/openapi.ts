@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route schemas by @fastify/swagger. Each operation also
 // names its scopes (`x-scopes` and the bearer security requirement), its error codes and the response
 // metadata headers.
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { ERROR_CODES } from '../shared/errors.js';
@@ -107,72 +107,82 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         headers: META_HEADERS as never,
       },
     },
-    transform: ({ schema, url, route }) => {
-      const config = (route.config ?? {}) as { scopes?: string[]; access?: string };
-      const s = { ...(schema ?? {}) } as Record<string, unknown>;
-      const methods = ([] as string[]).concat(route.method as string | string[]);
-      // The operation table's description, for a route that has none of its own.
-      s['description'] ??= OPERATIONS[operationKey(methods[0] ?? '', documentPath(url))]?.description;
-      if (config.access !== 'public') {
-        const scopes = config.scopes ?? [];
-        s['security'] = [{ bearerAuth: scopes }];
-        s['x-scopes'] = scopes;
-        s['description'] = [
-          s['description'],
-          scopes.length ? `Scope: any one of ${scopes.map((x) => `\`${x}\``).join(', ')}.` : 'Any valid key, publishable keys included.',
-        ]
-          .filter(Boolean)
-          .join(' ');
-        if (methods.includes('POST')) {
-          s['headers'] = {
-            type: 'object',
-            properties: {
-              'Idempotency-Key': {
-                type: 'string',
-                maxLength: 255,
-                description: 'Makes the POST safe to retry: the first response is replayed for 24 hours.',
-              },
-            },
-          };
-        }
-      } else {
-        s['security'] = [];
-      }
-      // Strip the /v1 prefix: the servers' URLs carry it.
-      return { schema: s as never, url: url.replace(/^\/v1(?=\/|$)/, '') || '/' };
-    },
-    transformObject: (documentObject) => {
-      const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
-      for (const [path, item] of Object.entries(doc.paths ?? {})) {
-        if (!path.startsWith('/') || path.startsWith('/docs')) continue;
-        for (const [method, op] of Object.entries(item)) {
-          applyOperationDoc(method, path, op);
-          // A query parameter with a default may be left out: it is not required of the client, whatever
-          // the route's validation schema lists (the default fills it in before validation).
-          for (const param of op.parameters ?? []) if (param.in === 'query' && param.schema?.default !== undefined) param.required = false;
-          for (const [status, response] of Object.entries(op.responses ?? {})) {
-            // A short summary for renderers that show it on the response's expandable header (Redoc's
-            // `x-summary`), so that the code links of the description sit in its body, not in a button.
-            const codes = response.description?.indexOf('. Codes: ') ?? -1;
-            if (codes > 0) response['x-summary'] = response.description!.slice(0, codes);
-            const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
-            headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
-            if (op.security?.length) {
-              for (const h of [
-                'Service-Environment',
-                'Service-RateLimit-Limit',
-                'Service-RateLimit-Remaining',
-                'Service-RateLimit-Reset',
-              ]) {
-                headers[h] = { $ref: `#/components/headers/${h}` };
-              }
-            }
-            if (status === '429') headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } };
-            response.headers = { ...(response.headers ?? {}), ...headers };
-          }
-        }
-      }
-      return doc as never;
-    },
+    transform: documentRoute,
+    transformObject: finishDocument,
   });
+}
+
+/**
+ * One route's part of the document: the table's description when the schema has none, the scopes and
+ * security requirement of a route that takes a key (and the Idempotency-Key header of its POST), its URL
+ * without the /v1 prefix.
+ */
+const documentRoute: SwaggerTransform = ({ schema, url, route }) => {
+  const config = (route.config ?? {}) as { scopes?: string[]; access?: string };
+  const s = { ...(schema ?? {}) } as Record<string, unknown>;
+  const methods = ([] as string[]).concat(route.method as string | string[]);
+  // The operation table's description, for a route that has none of its own.
+  s['description'] ??= OPERATIONS[operationKey(methods[0] ?? '', documentPath(url))]?.description;
+  if (config.access !== 'public') {
+    const scopes = config.scopes ?? [];
+    s['security'] = [{ bearerAuth: scopes }];
+    s['x-scopes'] = scopes;
+    s['description'] = [
+      s['description'],
+      scopes.length ? `Scope: any one of ${scopes.map((x) => `\`${x}\``).join(', ')}.` : 'Any valid key, publishable keys included.',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if (methods.includes('POST')) {
+      s['headers'] = {
+        type: 'object',
+        properties: {
+          'Idempotency-Key': {
+            type: 'string',
+            maxLength: 255,
+            description: 'Makes the POST safe to retry: the first response is replayed for 24 hours.',
+          },
+        },
+      };
+    }
+  } else {
+    s['security'] = [];
+  }
+  // Strip the /v1 prefix: the servers' URLs carry it.
+  return { schema: s as never, url: url.replace(/^\/v1(?=\/|$)/, '') || '/' };
+};
+
+/** The whole document, once generated: every API operation gets its table row and its response headers. */
+const finishDocument: SwaggerTransformObject = (documentObject) => {
+  const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject;
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith('/') || path.startsWith('/docs')) continue;
+    for (const [method, op] of Object.entries(item)) {
+      applyOperationDoc(method, path, op);
+      // A query parameter with a default may be left out: it is not required of the client, whatever
+      // the route's validation schema lists (the default fills it in before validation).
+      for (const param of op.parameters ?? []) if (param.in === 'query' && param.schema?.default !== undefined) param.required = false;
+      addResponseHeaders(op);
+    }
+  }
+  return doc as never;
+};
+
+/** Each response's summary (for a description listing codes) and the metadata headers it carries. */
+function addResponseHeaders(op: OpenApiOperation): void {
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    // A short summary for renderers that show it on the response's expandable header (Redoc's
+    // `x-summary`), so that the code links of the description sit in its body, not in a button.
+    const codes = response.description?.indexOf('. Codes: ') ?? -1;
+    if (codes > 0) response['x-summary'] = response.description!.slice(0, codes);
+    const headers: Record<string, unknown> = { 'Service-Request-Id': { $ref: '#/components/headers/Service-Request-Id' } };
+    headers['Service-Version'] = { $ref: '#/components/headers/Service-Version' };
+    if (op.security?.length) {
+      for (const h of ['Service-Environment', 'Service-RateLimit-Limit', 'Service-RateLimit-Remaining', 'Service-RateLimit-Reset']) {
+        headers[h] = { $ref: `#/components/headers/${h}` };
+      }
+    }
+    if (status === '429') headers['Retry-After'] = { description: 'Seconds to wait', schema: { type: 'integer' } };
+    response.headers = { ...(response.headers ?? {}), ...headers };
+  }
 }
