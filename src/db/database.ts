@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Engine } from './dialect.js';
-import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+import { startCheckpointer, WAL_RESTART_BYTES, type Checkpointer } from './sqlite-checkpointer.js';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
 import { SQLITE_MODULE } from './sqlite-driver.js';
 
@@ -69,11 +69,15 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     ];
     let checkpointer: Checkpointer | null = null;
     if (path !== ':memory:') {
-      pragmas.push('wal_autocheckpoint = 0');
+      // When a checkpoint lets the log start again from its beginning, the writer cuts its file back to this.
+      pragmas.push('wal_autocheckpoint = 0', `journal_size_limit = ${2 * WAL_RESTART_BYTES}`);
       checkpointer = startCheckpointer(path, SQLITE_MODULE);
     }
     const readerPragmas = ['busy_timeout = 5000', 'query_only = 1', `cache_size = -${SQLITE_CACHE_KB / 2}`];
-    const db = new Kysely<DB>({ dialect: new SqliteWorkerDialect({ path, module: SQLITE_MODULE, pragmas, readerPragmas }) });
+    const walRestartBytes = path === ':memory:' ? undefined : WAL_RESTART_BYTES;
+    const db = new Kysely<DB>({
+      dialect: new SqliteWorkerDialect({ path, module: SQLITE_MODULE, pragmas, readerPragmas, walRestartBytes }),
+    });
     return {
       db,
       engine: 'sqlite',

@@ -1,8 +1,8 @@
 // SQLite in WAL mode copies the log back into the database ("checkpoint") and fsyncs both. Left to
 // itself it does that inside whichever commit crosses the threshold, and better-sqlite3 is synchronous,
 // so one request would stall the whole event loop on the fsync. Instead the request connection never
-// checkpoints (wal_autocheckpoint = 0) and a worker thread with its own connection runs PASSIVE
-// checkpoints, which never block writers, every few hundred milliseconds.
+// checkpoints (wal_autocheckpoint = 0) and a worker thread with its own connection checkpoints every few
+// hundred milliseconds, and keeps the log's file small (sqlite-checkpoint-thread.ts says how).
 import type { CheckpointThreadData } from './sqlite-checkpoint-thread.js';
 import { startThread } from './threads.js';
 
@@ -10,8 +10,19 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
+/** Past this size the log is restarted from its beginning (the writer's journal_size_limit is twice it). */
+export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+/** With no write for this long, the log's file is emptied. */
+export const WAL_IDLE_MS = 2_000;
+
 export function startCheckpointer(path: string, betterSqliteModule: string, intervalMs = 250): Checkpointer {
-  const workerData: CheckpointThreadData = { path, module: betterSqliteModule, intervalMs };
+  const workerData: CheckpointThreadData = {
+    path,
+    module: betterSqliteModule,
+    intervalMs,
+    restartBytes: WAL_RESTART_BYTES,
+    idleMs: WAL_IDLE_MS,
+  };
   const worker = startThread('sqlite-checkpoint-thread', {
     workerData,
     // It holds one connection and a timer: keep its heap small.

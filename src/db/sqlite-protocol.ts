@@ -7,6 +7,11 @@ export interface SqliteThreadData {
   module: string;
   /** PRAGMA statements run on the connection first, in order. */
   pragmas: string[];
+  /**
+   * Past this size of the write-ahead log (bytes), the writer restarts it between two transactions (a file
+   * database only): a checkpointer on another connection cannot win against a writer that never pauses.
+   */
+  walRestartBytes?: number;
 }
 
 export interface Statement {

@@ -12,7 +12,7 @@
 import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SQLite } from './sqlite-driver.js';
-import type { Message, Reply, Result } from './sqlite-protocol.js';
+import type { Message, Reply, Result, SqliteThreadData } from './sqlite-protocol.js';
 import { startThread } from './threads.js';
 import {
   CompiledQuery,
@@ -35,6 +35,8 @@ export interface SqliteWorkerOptions {
   pragmas: string[];
   /** PRAGMA statements of the reading connection. */
   readerPragmas: string[];
+  /** Past this log size the writer restarts the log between transactions (sqlite-protocol.ts). */
+  walRestartBytes?: number;
 }
 
 /** A statement that may only read: the reader checks (WITH ... UPDATE begins the same way). */
@@ -101,7 +103,13 @@ class SqliteThread {
   readonly ready: Promise<void>;
 
   constructor(opts: SqliteWorkerOptions) {
-    this.worker = startThread('sqlite-writer-thread', { workerData: { path: opts.path, module: opts.module, pragmas: opts.pragmas } });
+    const workerData: SqliteThreadData = {
+      path: opts.path,
+      module: opts.module,
+      pragmas: opts.pragmas,
+      walRestartBytes: opts.walRestartBytes,
+    };
+    this.worker = startThread('sqlite-writer-thread', { workerData });
     this.ready = new Promise<void>((resolve, reject) => {
       const onMessage = (m: Reply) => {
         if (!m.ready) return;

@@ -1,5 +1,6 @@
 // SQLite's writing connection, on a worker thread of its own (started by sqlite-worker.ts, which explains
 // why): it runs each statement or script it is sent, in order, and answers with the results.
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -41,6 +42,23 @@ function failure(err: unknown, at?: number): Failure {
 
 const answer = (reply: Reply) => port.postMessage(reply);
 
+// The log's size is looked at most every WAL_LOOK_MS (a stat costs microseconds), and only between transactions.
+const WAL_LOOK_MS = 10;
+let walLookedAt = 0;
+
+/** Under sustained writes: once the log passes its limit, a RESTART checkpoint makes the next write start it again. */
+function keepWalSmall(): void {
+  if (data.walRestartBytes === undefined || db.inTransaction) return;
+  const now = Date.now();
+  if (now - walLookedAt < WAL_LOOK_MS) return;
+  walLookedAt = now;
+  try {
+    if (statSync(`${data.path}-wal`).size >= data.walRestartBytes) db.pragma('wal_checkpoint(RESTART)');
+  } catch {
+    // no log yet, or a reader kept it busy: the next look will do
+  }
+}
+
 port.on('message', (m: Request | { close: true }) => {
   if ('close' in m) {
     statements.clear();
@@ -70,6 +88,7 @@ port.on('message', (m: Request | { close: true }) => {
       return;
     }
     answer({ id: m.id, results, inTx: db.inTransaction });
+    keepWalSmall();
     return;
   }
   try {
@@ -77,6 +96,7 @@ port.on('message', (m: Request | { close: true }) => {
   } catch (err) {
     answer({ id: m.id, error: failure(err), inTx: db.inTransaction });
   }
+  keepWalSmall();
 });
 
 answer({ id: 0, ready: true });
