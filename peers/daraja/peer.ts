@@ -76,6 +76,10 @@ export interface DarajaPeer {
   setNextBehaviour(behaviour: Partial<PeerBehaviour>): void;
   /** The next call to this endpoint answers this HTTP status with Daraja's error shape. */
   failNext(endpoint: 'oauth' | 'stkpush' | 'query', status: 500 | 503 | 400): void;
+  /** The answer to the next call of `endpoint` goes out `ms` later (a slow Daraja; the call is counted at once). */
+  holdNext(endpoint: 'stkpush' | 'query', ms: number): void;
+  /** Calls received per endpoint, answered or not yet. */
+  readonly received: Readonly<Record<'oauth' | 'stkpush' | 'query', number>>;
   /** Forgets every token handed out (Daraja's refusal 404.001.03 follows). */
   expireTokens(): void;
   close(): Promise<void>;
@@ -101,6 +105,8 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
   const phones = new Map<string, Partial<PeerBehaviour>>();
   let next: Partial<PeerBehaviour> | null = null;
   const failures = new Map<string, number>();
+  const holds = new Map<'stkpush' | 'query', number>();
+  const received = { oauth: 0, stkpush: 0, query: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const pushes: PushRecord[] = [];
   const calls: DarajaPeer['calls'] = [];
@@ -248,6 +254,7 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
             : path === '/mpesa/stkpushquery/v1/query'
               ? 'query'
               : null;
+      if (endpoint) received[endpoint]++;
       const answer = (() => {
         if (!endpoint) return error(404, '404.001.01', 'Resource not found');
         const failure = failures.get(endpoint);
@@ -277,9 +284,15 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
         if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, '400.002.05', 'Invalid Request Payload');
         return endpoint === 'stkpush' ? stkPush(body as Record<string, unknown>) : stkQuery(body as Record<string, unknown>);
       })();
-      calls.push({ path, status: answer.status });
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer.body));
+      const hold = endpoint === 'stkpush' || endpoint === 'query' ? holds.get(endpoint) : undefined;
+      if (hold !== undefined) holds.delete(endpoint as 'stkpush' | 'query');
+      const send = () => {
+        calls.push({ path, status: answer.status });
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
+      };
+      if (hold === undefined) send();
+      else setTimeout(send, hold);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -303,6 +316,8 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
       next = b;
     },
     failNext: (endpoint, status) => void failures.set(endpoint, status),
+    holdNext: (endpoint, ms) => void holds.set(endpoint, ms),
+    received,
     expireTokens: () => tokens.clear(),
     close: () =>
       new Promise<void>((resolve) => {

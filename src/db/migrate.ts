@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012-chain-watch.js';
 import * as m0013 from './migrations/0013-console.js';
 import * as m0014 from './migrations/0014-console-pin-search.js';
 import * as m0015 from './migrations/0015-reference-prices.js';
+import * as m0016 from './migrations/0016-rail-payments-without-resolving.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-console': m0013,
   '0014-console-pin-search': m0014,
   '0015-reference-prices': m0015,
+  '0016-rail-payments-without-resolving': m0016,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -329,7 +329,7 @@ export interface PaymentLinkVisitsTable {
   created_at: number;
 }
 
-export type RailPaymentState = 'pending' | 'resolving' | 'succeeded' | 'failed' | 'declined' | 'cancelled' | 'abandoned';
+export type RailPaymentState = 'pending' | 'succeeded' | 'failed' | 'declined' | 'cancelled' | 'abandoned';
 
 /** A payment started on a rail that finishes later (an STK push awaiting the phone, a PayPal approval). */
 export interface RailPaymentsTable {

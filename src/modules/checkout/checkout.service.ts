@@ -67,12 +67,9 @@ export async function loadCheckout(deps: CheckoutDeps, environment: Environment,
       attempt = (await latestRailPayment(deps.db, row.id)) ?? null;
     }
   }
-  if (attempt?.state === 'resolving') {
-    // The provider has answered and its outcome is being recorded: to the customer it is still pending.
-    attempt = { ...attempt, state: 'pending' };
-  } else if (attempt && attempt.state !== 'pending') {
-    // A rail records the intent's outcome before its attempt's: read the intent again after the attempt, so
-    // that the page never shows a finished attempt beside the intent as it was before.
+  if (attempt && attempt.state !== 'pending') {
+    // Read the intent again after its attempt: the attempt's state and the intent's move commit together,
+    // so a finished attempt is never shown beside the intent as it was before.
     row = await deps.intents.getRow(scope, row.id);
   }
   const allowed = JSON.parse(row.payment_methods) as PaymentMethod[];
