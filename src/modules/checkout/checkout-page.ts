@@ -45,30 +45,57 @@ function amountBlock(c: CheckoutIntent): string {
   return `<p class="amount"><span class="fiat">${esc(r.currency)} ${esc(grouped(r.amount))}</span></p>`;
 }
 
+/** The panel of each payment method the intent offers, in its order. */
 function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
-  const r = c.row;
   const panels: string[] = [];
   for (const m of c.methods) {
     switch (m) {
       case 'service_balance':
-        panels.push(`<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance">
+        panels.push(balancePanel(c, sandbox));
+        break;
+      case 'mpesa':
+        panels.push(mpesaPanel(sandbox));
+        break;
+      case 'card':
+        panels.push(cardPanel(c, sandbox));
+        break;
+      case 'paypal':
+        panels.push(paypalPanel(sandbox));
+        break;
+      case 'external_wallet':
+        panels.push(walletPanel(c, sandbox));
+        break;
+    }
+  }
+  return panels.join('\n');
+}
+
+/** Paying from the account balance held with the merchant's payment service. */
+function balancePanel(c: CheckoutIntent, sandbox: boolean): string {
+  const r = c.row;
+  return `<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance">
 <h3 id="h-service_balance">Pay from your account balance</h3>
 <p>${sandbox ? 'Sandbox: pays at once from a test payer\u2019s account balance.' : `Pays at once from the money you already hold in your account with ${esc(c.merchantName)}\u2019s payment service: no card or phone needed.`}</p>
 <p class="form-error" id="err-service_balance" role="alert"></p>
-<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`);
-        break;
-      case 'mpesa':
-        panels.push(`<form class="method-form" data-method="mpesa" id="panel-mpesa" aria-labelledby="h-mpesa" novalidate>
+<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`;
+}
+
+/** An M-Pesa payment request (STK push) to the phone number entered. */
+function mpesaPanel(sandbox: boolean): string {
+  return `<form class="method-form" data-method="mpesa" id="panel-mpesa" aria-labelledby="h-mpesa" novalidate>
 <h3 id="h-mpesa">Pay with M-Pesa</h3>
 <label for="phone">M-Pesa phone number</label>
 <input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" required placeholder="+254712345678" aria-describedby="phone-hint phone-error">
 <p class="hint" id="phone-hint">We will send a payment request to this phone.${sandbox ? ' Sandbox: +254700000001 pays, \u20260002 cancels, \u20260003 has no funds, \u20260004 times out, \u20260005 goes to review.' : ''}</p>
 <p class="field-error" id="phone-error"></p>
 <p class="form-error" id="err-mpesa" role="alert"></p>
-<button type="submit">Send payment request</button></form>`);
-        break;
-      case 'card':
-        panels.push(`<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
+<button type="submit">Send payment request</button></form>`;
+}
+
+/** A card payment: number, expiry and security code. */
+function cardPanel(c: CheckoutIntent, sandbox: boolean): string {
+  const r = c.row;
+  return `<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
 <h3 id="h-card">Pay by card</h3>
 <label for="card_number">Card number</label>
 <input id="card_number" name="card_number" type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" placeholder="1234 1234 1234 1234" aria-describedby="card_number-error${sandbox ? ' card-hint' : ''}" data-group="card">
@@ -81,17 +108,22 @@ function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
 <p class="field-error" id="card_cvc-error"></p></div></div>
 ${sandbox ? '<p class="hint" id="card-hint">Sandbox cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 9995 has no funds; 4000 0000 0000 0259 pays, then is disputed.</p>' : ''}
 <p class="form-error" id="err-card" role="alert"></p>
-<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`);
-        break;
-      case 'paypal':
-        panels.push(`<form class="method-form" data-method="paypal" id="panel-paypal" aria-labelledby="h-paypal">
+<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`;
+}
+
+/** Approving the payment on PayPal, then coming back. */
+function paypalPanel(sandbox: boolean): string {
+  return `<form class="method-form" data-method="paypal" id="panel-paypal" aria-labelledby="h-paypal">
 <h3 id="h-paypal">Pay with PayPal</h3>
 <p>You will approve the payment on PayPal${sandbox ? ' (a simulated PayPal page in the sandbox)' : ''}, then come back here.</p>
 <p class="form-error" id="err-paypal" role="alert"></p>
-<button type="submit">Continue to PayPal</button></form>`);
-        break;
-      case 'external_wallet':
-        panels.push(`<div class="method-form" id="panel-external_wallet">
+<button type="submit">Continue to PayPal</button></form>`;
+}
+
+/** A crypto wallet: the network chosen, the exact amount and address to send to, and in the sandbox a simulated deposit. */
+function walletPanel(c: CheckoutIntent, sandbox: boolean): string {
+  const r = c.row;
+  return `<div class="method-form" id="panel-external_wallet">
 <form data-method="external_wallet" aria-labelledby="h-external_wallet">
 <h3 id="h-external_wallet">Pay from a crypto wallet</h3>
 <label for="network">Network</label>
@@ -122,11 +154,7 @@ ${
 <button type="submit">Send simulated deposit</button>
 <p class="deposit-result" id="deposit-result" role="status"></p></form>`
     : ''
-}</div>`);
-        break;
-    }
-  }
-  return panels.join('\n');
+}</div>`;
 }
 
 export function checkoutPage(
