@@ -1,0 +1,41 @@
+// The simulated PayPal approval: the page the customer is sent to, and its answer (approve or cancel).
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../../shared/errors.js';
+import { paypalPage } from '../checkout-page.js';
+import { customerError } from '../checkout.service.js';
+import { PUBLIC_ROUTE, securityHeaders, type CheckoutApp, type CheckoutKit, type RequestOf } from './shared.routes.js';
+
+const PaypalParams = Type.Object({ id: Type.String({ maxLength: 80 }), ref: Type.String({ maxLength: 80 }) });
+const ApprovalBody = Type.Object({ approve: Type.Boolean() }, { additionalProperties: false });
+
+const PaypalSchema = { hide: true, params: PaypalParams };
+const ApprovalSchema = { hide: true, params: PaypalParams, body: ApprovalBody };
+
+async function showApproval(kit: CheckoutKit, request: RequestOf<typeof PaypalSchema>, reply: FastifyReply) {
+  return kit.servePage(request, reply, request.params.id, (c, token, base) =>
+    paypalPage(c, { assets: kit.assets, token, approveUrl: `${base}/paypal/${encodeURIComponent(request.params.ref)}`, backUrl: base }),
+  );
+}
+
+async function answerApproval(kit: CheckoutKit, request: RequestOf<typeof ApprovalSchema>, reply: FastifyReply) {
+  const c = await kit.requireCheckout(request, request.params.id);
+  kit.tokens.check(request, c.row.id);
+  securityHeaders(reply);
+  const rail = kit.deps.rails.railFor(c.row.environment, 'paypal');
+  if (!rail?.approve) throw new AppError('payment_method_unavailable', 'PayPal is not available for this payment.', { param: 'method' });
+  const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
+  try {
+    await rail.approve(scope, request.params.ref, request.body.approve);
+  } catch (err) {
+    throw customerError(err, c.merchantName);
+  }
+  return { redirect: `/checkout/${c.row.id}` };
+}
+
+export function registerPaypalRoutes(app: CheckoutApp, kit: CheckoutKit): void {
+  app.get('/checkout/:id/paypal/:ref', { ...PUBLIC_ROUTE, schema: PaypalSchema }, (request, reply) => showApproval(kit, request, reply));
+  app.post('/checkout/:id/paypal/:ref', { ...PUBLIC_ROUTE, schema: ApprovalSchema }, (request, reply) =>
+    answerApproval(kit, request, reply),
+  );
+}
