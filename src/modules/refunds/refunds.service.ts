@@ -70,6 +70,46 @@ async function requestRefund(
   input: CreateRefundInput,
   via: 'api' | 'dashboard' = 'api',
 ): Promise<RefundRow> {
+  const { intent, settlement, method } = await refundableIntent(trx, scope, now, input, via);
+  const row: RefundRow = {
+    id: newId('refund'),
+    merchant_id: scope.merchantId,
+    environment: scope.environment,
+    payment_intent_id: intent.id,
+    amount: intent.amount,
+    currency: intent.currency,
+    asset: settlement.asset,
+    asset_amount: settlement.amount,
+    payment_method: method,
+    status: 'requested',
+    reason: input.reason ?? null,
+    return_address: input.returnAddress ?? null,
+    rail_reference: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertRefund(trx, row);
+  const reserved = await releaseForRefund(trx, settlement, row.id, now);
+  await transfer(
+    trx,
+    { ...ledgerBase(row, now), kind: 'refund_reserve', settlementId: reserved.id },
+    ACCOUNTS.available,
+    ACCOUNTS.refundReserved,
+    new Decimal(row.asset_amount),
+  );
+  await recordEvent(trx, {
+    merchantId: row.merchant_id,
+    environment: row.environment,
+    type: 'refund.created',
+    paymentIntentId: row.payment_intent_id,
+    data: refundView(row),
+    at: now,
+  });
+  return row;
+}
+
+/** The paid intent to refund and its settlement, both locked, once every rule holds (checked in this order). */
+async function refundableIntent(trx: Tx, scope: MerchantScope, now: number, input: CreateRefundInput, via: 'api' | 'dashboard') {
   const intent = await lockIntent(trx, scope, input.paymentIntent);
   if (!intent)
     throw new AppError('resource_missing', `No such payment_intent: '${input.paymentIntent.slice(0, 80)}'`, { param: input.intentParam });
@@ -83,7 +123,7 @@ async function requestRefund(
   if (intent.status !== 'paid' || intent.paid_at === null || intent.payment_method === null) {
     throw new AppError('intent_not_refundable', `This payment intent is ${intent.status}; only a paid payment intent can be refunded.`);
   }
-  let settlement: SettlementRow | undefined = await lockSettlementOfIntent(trx, intent.id);
+  const settlement: SettlementRow | undefined = await lockSettlementOfIntent(trx, intent.id);
   if (!settlement) throw new Error(`paid intent ${intent.id} has no settlement`);
   if (settlement.status === 'frozen') {
     throw new AppError(
@@ -99,11 +139,17 @@ async function requestRefund(
     );
   }
   const method = intent.payment_method as PaymentMethod;
+  checkMethodRules(method, intent.paid_at, now, input, via);
+  return { intent, settlement, method };
+}
+
+/** The rules of how the payment was made: its refund window, where it is refunded (API or PIN), its return address. */
+function checkMethodRules(method: PaymentMethod, paidAt: number, now: number, input: CreateRefundInput, via: 'api' | 'dashboard'): void {
   const windowDays = method === 'service_balance' ? REFUND_WINDOW_DAYS.service_balance : REFUND_WINDOW_DAYS.other;
-  if (now > intent.paid_at + windowDays * DAY_MS) {
+  if (now > paidAt + windowDays * DAY_MS) {
     throw new AppError(
       'refund_window_expired',
-      `The refund window of ${windowDays} days after payment has passed (paid ${isoTime(intent.paid_at)}); contact support.`,
+      `The refund window of ${windowDays} days after payment has passed (paid ${isoTime(paidAt)}); contact support.`,
     );
   }
   if (method === 'service_balance' && via === 'api') {
@@ -132,41 +178,6 @@ async function requestRefund(
       },
     );
   }
-  const row: RefundRow = {
-    id: newId('refund'),
-    merchant_id: scope.merchantId,
-    environment: scope.environment,
-    payment_intent_id: intent.id,
-    amount: intent.amount,
-    currency: intent.currency,
-    asset: settlement.asset,
-    asset_amount: settlement.amount,
-    payment_method: method,
-    status: 'requested',
-    reason: input.reason ?? null,
-    return_address: input.returnAddress ?? null,
-    rail_reference: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await repo.insertRefund(trx, row);
-  settlement = await releaseForRefund(trx, settlement, row.id, now);
-  await transfer(
-    trx,
-    { ...ledgerBase(row, now), kind: 'refund_reserve', settlementId: settlement.id },
-    ACCOUNTS.available,
-    ACCOUNTS.refundReserved,
-    new Decimal(row.asset_amount),
-  );
-  await recordEvent(trx, {
-    merchantId: row.merchant_id,
-    environment: row.environment,
-    type: 'refund.created',
-    paymentIntentId: row.payment_intent_id,
-    data: refundView(row),
-    at: now,
-  });
-  return row;
 }
 
 /**
