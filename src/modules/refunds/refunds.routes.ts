@@ -40,85 +40,71 @@ const RefundRequestResponse = Type.Object(
   { title: 'RefundRequest', additionalProperties: false },
 );
 
+const CreateRefundSchema = {
+  summary: 'Refund a payment',
+  description:
+    'Full refunds only, at most one per payment. Sandbox refunds succeed at once; live provider-rail refunds are `requested` until reviewed. Service-balance payments are refunded in the dashboard (`use_dashboard_refund`).',
+  tags: ['Refunds'],
+  body: CreateRefundBody,
+  response: { 201: RefundResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+};
+
+const ListRefundsSchema = {
+  summary: 'List refunds',
+  tags: ['Refunds'],
+  querystring: listQuerySchema(20, 100, {
+    payment_intent: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only refunds of this payment intent' })),
+  }),
+  response: { 200: ListOf(RefundRecord, { title: 'RefundList' }), ...errorResponses(400, 401, 403, 429) },
+};
+
+const RetrieveRefundSchema = {
+  summary: 'Retrieve a refund',
+  tags: ['Refunds'],
+  params: IdParams,
+  response: { 200: RefundResponse, ...errorResponses(401, 403, 404, 429) },
+};
+
+const RefundRequestSchema = {
+  summary: 'Request a refund (legacy)',
+  description:
+    'The legacy form of `POST /refunds`, kept for its response shape; the same rules and errors. New integrations use `POST /refunds`.',
+  tags: ['Refunds'],
+  params: IdParams,
+  body: Type.Object({ reason: Type.Optional(reason), return_address: Type.Optional(returnAddress) }, { additionalProperties: false }),
+  response: { 200: RefundRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+};
+
 export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }> = async (app, { refunds }) => {
-  app.post(
-    '/refunds',
-    {
-      config: { scopes: ['refunds:write'] },
-      schema: {
-        summary: 'Refund a payment',
-        description:
-          'Full refunds only, at most one per payment. Sandbox refunds succeed at once; live provider-rail refunds are `requested` until reviewed. Service-balance payments are refunded in the dashboard (`use_dashboard_refund`).',
-        tags: ['Refunds'],
-        body: CreateRefundBody,
-        response: { 201: RefundResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
-    async (request, reply) => {
-      const b = request.body;
-      const row = await refunds.create(requireAuth(request), {
-        paymentIntent: b.payment_intent,
-        amount: b.amount,
-        reason: b.reason,
-        returnAddress: b.return_address,
-        intentParam: 'payment_intent',
-      });
-      return reply.code(201).send(withResponseMeta(request, refundView(row)));
-    },
-  );
+  app.post('/refunds', { config: { scopes: ['refunds:write'] }, schema: CreateRefundSchema }, async (request, reply) => {
+    const b = request.body;
+    const row = await refunds.create(requireAuth(request), {
+      paymentIntent: b.payment_intent,
+      amount: b.amount,
+      reason: b.reason,
+      returnAddress: b.return_address,
+      intentParam: 'payment_intent',
+    });
+    return reply.code(201).send(withResponseMeta(request, refundView(row)));
+  });
 
-  app.get(
-    '/refunds',
-    {
-      config: { scopes: ['refunds:read'] },
-      schema: {
-        summary: 'List refunds',
-        tags: ['Refunds'],
-        querystring: listQuerySchema(20, 100, {
-          payment_intent: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Only refunds of this payment intent' })),
-        }),
-        response: { 200: ListOf(RefundRecord, { title: 'RefundList' }), ...errorResponses(400, 401, 403, 429) },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const page = await refunds.list(requireAuth(request), {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        paymentIntent: q.payment_intent,
-      });
-      return withResponseMeta(request, page);
-    },
-  );
+  app.get('/refunds', { config: { scopes: ['refunds:read'] }, schema: ListRefundsSchema }, async (request) => {
+    const q = request.query;
+    const page = await refunds.list(requireAuth(request), {
+      limit: q.limit,
+      startingAfter: q.starting_after,
+      paymentIntent: q.payment_intent,
+    });
+    return withResponseMeta(request, page);
+  });
 
-  app.get(
-    '/refunds/:id',
-    {
-      config: { scopes: ['refunds:read'] },
-      schema: {
-        summary: 'Retrieve a refund',
-        tags: ['Refunds'],
-        params: IdParams,
-        response: { 200: RefundResponse, ...errorResponses(401, 403, 404, 429) },
-      },
-    },
-    async (request) => withResponseMeta(request, await refunds.get(requireAuth(request), request.params.id)),
+  app.get('/refunds/:id', { config: { scopes: ['refunds:read'] }, schema: RetrieveRefundSchema }, async (request) =>
+    withResponseMeta(request, await refunds.get(requireAuth(request), request.params.id)),
   );
 
   app.post(
     '/payment-intents/:id/refund-request',
-    {
-      config: { scopes: ['refunds:write'] },
-      schema: {
-        summary: 'Request a refund (legacy)',
-        description:
-          'The legacy form of `POST /refunds`, kept for its response shape; the same rules and errors. New integrations use `POST /refunds`.',
-        tags: ['Refunds'],
-        params: IdParams,
-        body: Type.Object({ reason: Type.Optional(reason), return_address: Type.Optional(returnAddress) }, { additionalProperties: false }),
-        response: { 200: RefundRequestResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
+    { config: { scopes: ['refunds:write'] }, schema: RefundRequestSchema },
     async (request) => {
       const scope = requireAuth(request);
       const row = await refunds.create(scope, {
