@@ -37,94 +37,77 @@ const UpdateEndpointBody = Type.Object(
 
 const CreateEndpointBody = Type.Object({ url: EndpointUrl, events: Type.Optional(EndpointEvents) }, { additionalProperties: false });
 
+const CreateEndpointSchema = {
+  summary: 'Create a webhook endpoint',
+  description: 'Answers 201 with the endpoint and its signing secret, which is never shown again.',
+  tags: ['Webhooks'],
+  body: CreateEndpointBody,
+  response: { 201: CreatedEndpointResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+};
+
+const ListEndpointsSchema = {
+  summary: 'List webhook endpoints',
+  description: 'Every endpoint of this environment, newest first (at most 16; no cursor).',
+  tags: ['Webhooks'],
+  response: {
+    200: Type.Object(
+      { object: Type.Literal('list'), data: Type.Array(WebhookEndpointRecord), ...metaProperties },
+      { title: 'WebhookEndpointList' },
+    ),
+    ...errorResponses(401, 403, 429),
+  },
+};
+
+const RetrieveEndpointSchema = {
+  summary: 'Retrieve a webhook endpoint',
+  tags: ['Webhooks'],
+  params: IdParams,
+  response: { 200: EndpointResponse, ...errorResponses(401, 403, 404, 429) },
+};
+
+const DeleteEndpointSchema = {
+  summary: 'Delete a webhook endpoint',
+  description: 'Stops all delivery to the endpoint at once: its pending deliveries are cancelled.',
+  tags: ['Webhooks'],
+  params: IdParams,
+  response: {
+    200: Type.Object(
+      { id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true), ...metaProperties },
+      { title: 'DeletedWebhookEndpoint' },
+    ),
+    ...errorResponses(401, 403, 404, 429),
+  },
+};
+
+const UpdateEndpointSchema = {
+  summary: 'Update a webhook endpoint',
+  description:
+    'Changes `url` (checked as on creation) and `events` (an empty list means every type). Deliveries not yet made go to the new url; the event types apply to events from now on. The signing secret is unchanged.',
+  tags: ['Webhooks'],
+  params: IdParams,
+  body: UpdateEndpointBody,
+  response: { 200: EndpointResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+};
+
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
-  app.post(
-    '/webhook_endpoints',
-    {
-      config: { scopes: ['webhooks:write'] },
-      schema: {
-        summary: 'Create a webhook endpoint',
-        description: 'Answers 201 with the endpoint and its signing secret, which is never shown again.',
-        tags: ['Webhooks'],
-        body: CreateEndpointBody,
-        response: { 201: CreatedEndpointResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
-      },
-    },
-    async (request, reply) => {
-      const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body);
-      return reply.code(201).send(withResponseMeta(request, endpoint));
-    },
+  app.post('/webhook_endpoints', { config: { scopes: ['webhooks:write'] }, schema: CreateEndpointSchema }, async (request, reply) => {
+    const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body);
+    return reply.code(201).send(withResponseMeta(request, endpoint));
+  });
+
+  app.get('/webhook_endpoints', { config: { scopes: ['webhooks:read'] }, schema: ListEndpointsSchema }, async (request) =>
+    withResponseMeta(request, await webhooks.listEndpoints(requireAuth(request))),
   );
 
-  app.get(
-    '/webhook_endpoints',
-    {
-      config: { scopes: ['webhooks:read'] },
-      schema: {
-        summary: 'List webhook endpoints',
-        description: 'Every endpoint of this environment, newest first (at most 16; no cursor).',
-        tags: ['Webhooks'],
-        response: {
-          200: Type.Object(
-            { object: Type.Literal('list'), data: Type.Array(WebhookEndpointRecord), ...metaProperties },
-            { title: 'WebhookEndpointList' },
-          ),
-          ...errorResponses(401, 403, 429),
-        },
-      },
-    },
-    async (request) => withResponseMeta(request, await webhooks.listEndpoints(requireAuth(request))),
+  app.get('/webhook_endpoints/:id', { config: { scopes: ['webhooks:read'] }, schema: RetrieveEndpointSchema }, async (request) =>
+    withResponseMeta(request, await webhooks.getEndpoint(requireAuth(request), request.params.id)),
   );
 
-  app.get(
-    '/webhook_endpoints/:id',
-    {
-      config: { scopes: ['webhooks:read'] },
-      schema: {
-        summary: 'Retrieve a webhook endpoint',
-        tags: ['Webhooks'],
-        params: IdParams,
-        response: { 200: EndpointResponse, ...errorResponses(401, 403, 404, 429) },
-      },
-    },
-    async (request) => withResponseMeta(request, await webhooks.getEndpoint(requireAuth(request), request.params.id)),
+  app.delete('/webhook_endpoints/:id', { config: { scopes: ['webhooks:write'] }, schema: DeleteEndpointSchema }, async (request) =>
+    withResponseMeta(request, await webhooks.deleteEndpoint(requireAuth(request), request.params.id)),
   );
 
-  app.delete(
-    '/webhook_endpoints/:id',
-    {
-      config: { scopes: ['webhooks:write'] },
-      schema: {
-        summary: 'Delete a webhook endpoint',
-        description: 'Stops all delivery to the endpoint at once: its pending deliveries are cancelled.',
-        tags: ['Webhooks'],
-        params: IdParams,
-        response: {
-          200: Type.Object(
-            { id: Type.String(), object: Type.Literal('webhook_endpoint'), deleted: Type.Literal(true), ...metaProperties },
-            { title: 'DeletedWebhookEndpoint' },
-          ),
-          ...errorResponses(401, 403, 404, 429),
-        },
-      },
-    },
-    async (request) => withResponseMeta(request, await webhooks.deleteEndpoint(requireAuth(request), request.params.id)),
-  );
-
-  app.post(
-    '/webhook_endpoints/:id',
-    {
-      config: { scopes: ['webhooks:write'] },
-      schema: {
-        summary: 'Update a webhook endpoint',
-        description:
-          'Changes `url` (checked as on creation) and `events` (an empty list means every type). Deliveries not yet made go to the new url; the event types apply to events from now on. The signing secret is unchanged.',
-        tags: ['Webhooks'],
-        params: IdParams,
-        body: UpdateEndpointBody,
-        response: { 200: EndpointResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
-    async (request) => withResponseMeta(request, await webhooks.updateEndpoint(requireAuth(request), request.params.id, request.body)),
+  app.post('/webhook_endpoints/:id', { config: { scopes: ['webhooks:write'] }, schema: UpdateEndpointSchema }, async (request) =>
+    withResponseMeta(request, await webhooks.updateEndpoint(requireAuth(request), request.params.id, request.body)),
   );
 };
