@@ -1,0 +1,64 @@
+// Row types of money held and returned: settlements, refunds and the ledger (src/db/schema.ts assembles
+// every area's tables into DB).
+import type { Generated, Selectable } from 'kysely';
+import type { Environment } from '../../shared/scope.js';
+
+export type SettlementStatus = 'pending' | 'available' | 'frozen';
+
+export interface SettlementsTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  payment_intent_id: string;
+  asset: string;
+  /** Asset amount, exactly the asset's decimals. */
+  amount: string;
+  status: SettlementStatus;
+  available_at: number | null;
+  settled_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type RefundStatus = 'requested' | 'succeeded' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  merchant_id: string;
+  environment: Environment;
+  payment_intent_id: string;
+  /** The intent's fiat amount and currency (full refunds only). */
+  amount: string;
+  currency: string;
+  /** What leaves the merchant's balance: the settled asset amount. */
+  asset: string;
+  asset_amount: string;
+  payment_method: string;
+  status: RefundStatus;
+  reason: string | null;
+  return_address: string | null;
+  rail_reference: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LedgerEntriesTable {
+  seq: Generated<number>;
+  /** The legs of one movement share it; they sum to zero per asset. */
+  movement_id: string;
+  merchant_id: string;
+  environment: Environment;
+  asset: string;
+  account: string;
+  /** Signed decimal: numeric on PostgreSQL (read as a string), text on SQLite. */
+  amount: string;
+  kind: string;
+  payment_intent_id: string | null;
+  settlement_id: string | null;
+  refund_id: string | null;
+  created_at: number;
+}
+
+export type SettlementRow = Selectable<SettlementsTable>;
+export type RefundRow = Selectable<RefundsTable>;
+export type LedgerEntryRow = Selectable<LedgerEntriesTable>;
