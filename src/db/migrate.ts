@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013-console.js';
 import * as m0014 from './migrations/0014-console-pin-search.js';
 import * as m0015 from './migrations/0015-reference-prices.js';
 import * as m0016 from './migrations/0016-rail-payments-without-resolving.js';
+import * as m0017 from './migrations/0017-webhook-deliveries-in-flight.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-console-pin-search': m0014,
   '0015-reference-prices': m0015,
   '0016-rail-payments-without-resolving': m0016,
+  '0017-webhook-deliveries-in-flight': m0017,
 };
 
 class StaticProvider implements MigrationProvider {

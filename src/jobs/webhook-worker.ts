@@ -166,7 +166,8 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
     claiming++;
     reserved += limit;
     const seen = wakes;
-    const p = claimDueDeliveries(db, clock.nowMs(), config.leaseMs, limit)
+    const claimedAt = clock.nowMs();
+    const p = claimDueDeliveries(db, claimedAt, config.leaseMs, limit)
       .then(async (claimed) => {
         for (const a of claimed) start(a);
         moreDue = claimed.length === limit;
@@ -174,10 +175,14 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
           idleUntil = 0;
           return;
         }
-        // Look again by the next due time, and at least every POLL_MS (work another process may add). A
-        // wake while this claim ran (an outcome recorded, a commit) may have made something due that the
-        // claim could not see: then look again at once.
-        const next = Math.min((await nextDueAt(db)) ?? Infinity, clock.nowMs() + POLL_MS);
+        // Look again by the next due time, and at least every POLL_MS (work another process may add). What
+        // was due when the claim looked and was not claimed belongs to endpoints with all their attempts
+        // under way: the end of one of those attempts wakes the worker. A wake while this claim ran (an
+        // outcome recorded, a commit) may have made something due that the claim could not see: then look
+        // again at once.
+        const now = clock.nowMs();
+        const due = (await nextDueAt(db)) ?? Infinity;
+        const next = due > claimedAt ? Math.min(due, now + POLL_MS) : now + POLL_MS;
         idleUntil = wakes === seen ? next : 0;
       })
       .catch((err: unknown) => {

@@ -4,7 +4,7 @@
 // receiver.
 import { sql, type Compilable, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import { prepared } from '../../db/prepared.js';
-import { engineOf, insertNotifying, randomHexSql, skipLocked } from '../../db/dialect.js';
+import { engineOf, insertNotifying, randomHexSql } from '../../db/dialect.js';
 import { signallingInsert } from '../../db/notify.js';
 import type { DB, WebhookDeliveryStatus, WebhookEndpointRow } from '../../db/schema.js';
 import { WriteBatch, runAtomic, runInTransaction, type Db, type Q, type Tx } from '../../db/transaction.js';
@@ -26,10 +26,59 @@ export interface ClaimedAttempt {
   body: string;
 }
 
+/** Attempts one endpoint may have in flight at once, across every process: a silent receiver delays only its own deliveries. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+/** Due deliveries a claim looks at, oldest first, to choose from. */
+const CLAIM_WINDOW = 1000;
+
 /**
- * Claims up to `limit` due deliveries: their next_attempt_at becomes the lease's end, so a claim of a
- * worker that dies is due again when the lease runs out. PostgreSQL skips rows another worker is claiming
- * (FOR UPDATE SKIP LOCKED); on SQLite the single UPDATE is exclusive. Deliveries whose endpoint was
+ * The due deliveries a claim takes, oldest first: never one of an endpoint that has its
+ * MAX_IN_FLIGHT_PER_ENDPOINT attempts under way, and of the others no more than their places left. An
+ * endpoint at its limit is left out before the window of oldest due deliveries is taken, so that a silent
+ * receiver's backlog, however deep, never hides another endpoint's deliveries from the claim. Claims are
+ * one at a time (on PostgreSQL under an advisory lock), so the count of attempts under way is exact.
+ */
+function fairDue(db: Db, now: number, limit: number) {
+  const pending = sql.lit<WebhookDeliveryStatus>('pending');
+  const inFlight = db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('n')])
+    .where('locked_by', 'is not', null)
+    .where('status', '=', pending)
+    .where('next_attempt_at', '>', now)
+    .groupBy('endpoint_id');
+  const full = db.selectFrom(inFlight.as('f')).select('f.endpoint_id').where('f.n', '>=', MAX_IN_FLIGHT_PER_ENDPOINT);
+  const window = db
+    .selectFrom('webhook_deliveries as c')
+    .select((eb) => [
+      'c.id',
+      'c.next_attempt_at',
+      'c.endpoint_id',
+      sql<number>`row_number() over (partition by ${eb.ref('c.endpoint_id')} order by ${eb.ref('c.next_attempt_at')}, ${eb.ref('c.id')})`.as(
+        'place',
+      ),
+    ])
+    .where('c.status', '=', pending)
+    .where('c.next_attempt_at', '<=', now)
+    .where('c.endpoint_id', 'not in', full)
+    .orderBy('c.next_attempt_at')
+    .limit(CLAIM_WINDOW);
+  return db
+    .selectFrom(window.as('w'))
+    .leftJoin(inFlight.as('f'), 'f.endpoint_id', 'w.endpoint_id')
+    .select('w.id')
+    .where((x) => x('w.place', '<=', x(sql.lit(MAX_IN_FLIGHT_PER_ENDPOINT), '-', x.fn.coalesce('f.n', sql.lit(0)))))
+    .orderBy('w.next_attempt_at')
+    .limit(limit);
+}
+
+/** Serializes claims across processes on PostgreSQL (a transaction-scoped advisory lock; its key is arbitrary). */
+const CLAIM_LOCK_KEY = 7_461_901;
+
+/**
+ * Claims up to `limit` due deliveries (fairDue chooses them): their next_attempt_at becomes the lease's end,
+ * so a claim of a worker that dies is due again when the lease runs out. Claims run one at a time: on
+ * PostgreSQL under an advisory lock (across processes), on SQLite as every write. Deliveries whose endpoint was
  * deleted or disabled meanwhile are cancelled here instead, and those of a paused endpoint are parked:
  * still pending, with no attempt counted or opened, and no due time until the endpoint is resumed
  * (releaseDeliveries). Every step is a statement that needs no earlier answer (the claim is found again by
@@ -42,20 +91,15 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
   // 'pending' as a literal: SQLite uses the partial index (WHERE status = 'pending') only for a query
   // whose condition names that very value, not a bound parameter.
   const pending = sql.lit<WebhookDeliveryStatus>('pending');
-  const due = skipLocked(
-    engine,
-    db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', pending)
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit),
-  );
+  // The chosen deliveries, computed once (materialized): the claim's UPDATE must not re-run the choice per row.
   const claim = db
+    .with(
+      (cte) => cte('due').materialized(),
+      () => fairDue(db, now, limit),
+    )
     .updateTable('webhook_deliveries')
     .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: leaseEnd, locked_by: token, updated_at: now }))
-    .where('id', 'in', due)
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
     .where('status', '=', pending);
   // The claimed rows are found again through the due-time index: pending, due at the lease's end, and
   // holding this claim's token.
@@ -144,11 +188,11 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     ])
     .where(ours('d'))
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
-  const results = await runAtomic(
-    db,
-    new WriteBatch().add(claim.compile()).add(cancel.compile()).add(park.compile()).add(open.compile()).add(claimed.compile()),
-  );
-  const rows = results[4]!.rows as Array<{
+  const batch = new WriteBatch();
+  if (engine === 'postgres') batch.add(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.compile(db));
+  batch.add(claim.compile()).add(cancel.compile()).add(park.compile()).add(open.compile()).add(claimed.compile());
+  const results = await runAtomic(db, batch);
+  const rows = results.at(-1)!.rows as Array<{
     attempt_id: string;
     attempt_number: number;
     delivery_id: string;
