@@ -25,7 +25,13 @@ declare module 'vitest' {
 function buildOnce(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   for (const project of ['packages/sdk/tsconfig.json', 'tsconfig.build.json']) {
-    execFileSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
+    try {
+      execFileSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
+    } catch (err) {
+      // Exit status 2: type errors, but every file was emitted (`npm run typecheck` is what judges types).
+      if ((err as { status?: number }).status !== 2) throw err;
+      process.stderr.write(`\n${project}: type errors (above); the tests run the emitted code.\n`);
+    }
   }
 }
 
