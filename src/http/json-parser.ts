@@ -1,16 +1,42 @@
 // The JSON body parser: empty bodies are allowed (endpoints without a body), anything else must be a
-// JSON object whose strings are well-formed and free of NUL characters. The canonical form of the body is
-// hashed here for idempotency, before validation can touch it.
+// JSON object with no key twice in one object, nested at most MAX_BODY_DEPTH levels, whose strings are
+// well-formed and free of NUL characters. The canonical form of the body is hashed here for idempotency,
+// before validation can touch it.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../shared/errors.js';
-import { RAW_TEXT, minifyJson, rawMember } from '../shared/raw-json.js';
+import { AppError, truncate } from '../shared/errors.js';
+import { RAW_TEXT, jsonShapeProblem, minifyJson, rawMember } from '../shared/raw-json.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** SHA-256 of the canonical JSON body ('' for no body). */
     bodyHash: string;
   }
+}
+
+/** Levels of nesting a body may have (the body object is level 1). */
+export const MAX_BODY_DEPTH = 64;
+
+/** `['items', 0, 'name']` -> `items[0].name`, as validation errors name a field. */
+function paramOf(path: Array<string | number>): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
+  return truncate(out, 200);
+}
+
+/**
+ * A key twice in one object would otherwise be read as its last value, whatever the client meant; nesting
+ * past MAX_BODY_DEPTH is refused before anything walks the body. Each answers 400 naming where it is.
+ */
+function shapeError(body: string): AppError | null {
+  const problem = jsonShapeProblem(body, MAX_BODY_DEPTH);
+  if (!problem) return null;
+  const param = paramOf(problem.path);
+  const message =
+    problem.kind === 'duplicate'
+      ? `Invalid ${param}: the same key appears twice in one object`
+      : `Invalid ${param || 'body'}: JSON is nested at most ${MAX_BODY_DEPTH} levels deep (the body object is level 1)`;
+  return new AppError('parameter_invalid', message, { param: param || null });
 }
 
 function canonical(value: unknown): string {
@@ -83,6 +109,11 @@ export function registerJsonParser(app: FastifyInstance): void {
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       done(new AppError('invalid_json', 'The request body must be a JSON object'), undefined);
+      return;
+    }
+    const shape = shapeError(body);
+    if (shape) {
+      done(shape, undefined);
       return;
     }
     try {

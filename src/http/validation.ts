@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { metadataProblem } from '../shared/metadata.js';
+import { AMOUNT_TOO_LONG, isAmountTooLong } from '../shared/money.js';
 import { serializeWith } from '../shared/raw-json.js';
 
 function makeAjv(coerce: boolean): Ajv {
@@ -130,6 +131,7 @@ export function validationToAppError(errors: ErrorObject[], part: string | undef
     // An amount: say what is wrong with the value sent, not only what is expected.
     if (typeof e.data === 'number') detail = 'must be a decimal string such as "1500.00", not a JSON number';
     else if (typeof e.data === 'string' && /^\s*-/.test(e.data)) detail = 'must be greater than zero';
+    else if (typeof e.data === 'string' && isAmountTooLong(e.data)) detail = AMOUNT_TOO_LONG;
     else detail = String(custom);
   } else if (typeof custom === 'string') {
     detail = custom;

@@ -18,6 +18,17 @@ Decimal.set({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
 export const DECIMAL_PATTERN = '^[0-9]+(\\.[0-9]+)?$';
 const DECIMAL_RE = new RegExp(DECIMAL_PATTERN);
 
+/** Digits an amount may have before its decimal point: past any real payment, within what every column keeps exactly. */
+export const MAX_INTEGER_DIGITS = 15;
+/** An amount as a request may spell it: DECIMAL_PATTERN with at most MAX_INTEGER_DIGITS digits before the point. */
+export const AMOUNT_PATTERN = `^[0-9]{1,${MAX_INTEGER_DIGITS}}(\\.[0-9]+)?$`;
+export const AMOUNT_TOO_LONG = `must have at most ${MAX_INTEGER_DIGITS} digits before the decimal point`;
+
+/** Whether a decimal string has more than MAX_INTEGER_DIGITS digits before its point. */
+export function isAmountTooLong(text: string): boolean {
+  return DECIMAL_RE.test(text) && text.split('.')[0]!.length > MAX_INTEGER_DIGITS;
+}
+
 export const FIAT_DECIMALS = {
   KES: 2,
   USD: 2,
@@ -56,9 +67,12 @@ export function parsePositiveDecimal(text: string): Decimal | null {
   return d.gt(0) ? d : null;
 }
 
-export type AmountProblem = 'format' | 'zero' | 'decimals';
+export type AmountProblem = 'format' | 'size' | 'zero' | 'decimals';
 
-/** Parses an amount in a unit: a positive decimal string with no more decimals than the unit has. */
+/**
+ * Parses an amount in a unit: a positive decimal string with at most MAX_INTEGER_DIGITS digits before its
+ * point and no more decimals than the unit has.
+ */
 export function parseAmount(
   text: string,
   unit: FiatCurrency | SettlementAsset,
@@ -66,6 +80,7 @@ export function parseAmount(
   if (!DECIMAL_RE.test(text)) {
     return { ok: false, problem: 'format', message: 'must be a decimal string such as "1500.00"' };
   }
+  if (isAmountTooLong(text)) return { ok: false, problem: 'size', message: AMOUNT_TOO_LONG };
   const d = new Decimal(text);
   if (!d.gt(0)) return { ok: false, problem: 'zero', message: 'must be greater than zero' };
   const places = decimalsOf(unit);

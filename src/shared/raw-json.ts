@@ -130,38 +130,59 @@ export function minifyJson(text: string): string {
   return out + text.slice(from);
 }
 
+/** What is wrong with the shape of a JSON text: a key repeated in one object, or nesting too deep. */
+export interface JsonShapeProblem {
+  kind: 'duplicate' | 'depth';
+  /** Keys and array indexes from the root: to the repeated key, or to the first container too deep. */
+  path: Array<string | number>;
+}
+
+/**
+ * The first problem of shape in a JSON text (valid JSON), in text order: an object that repeats a key, or
+ * a container nested deeper than `maxDepth` (the root is level 1); null when there is none. It reads the
+ * text in one loop with a stack of the open containers, so no nesting, however deep, can exhaust the call
+ * stack, and it stops at the first container past `maxDepth`.
+ */
+export function jsonShapeProblem(text: string, maxDepth = Infinity): JsonShapeProblem | null {
+  // One frame per open container: the keys an object has had so far, and where in it the scan is (the
+  // key being read in an object, the index in an array).
+  const open: Array<{ keys: Set<string> | null; at: string | number }> = [];
+  const path = () => open.map((f) => f.at);
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = skipString(text, i);
+      const top = open.at(-1);
+      if (expectKey && top?.keys) {
+        const name = JSON.parse(text.slice(i, end)) as string;
+        top.at = name;
+        if (top.keys.has(name)) return { kind: 'duplicate', path: path() };
+        top.keys.add(name);
+        expectKey = false;
+      }
+      i = end - 1;
+    } else if (c === '{' || c === '[') {
+      if (open.length >= maxDepth) return { kind: 'depth', path: path() };
+      open.push(c === '{' ? { keys: new Set(), at: '' } : { keys: null, at: 0 });
+      expectKey = c === '{';
+    } else if (c === '}' || c === ']') {
+      open.pop();
+      expectKey = false;
+    } else if (c === ',') {
+      const top = open.at(-1);
+      if (top?.keys) expectKey = true;
+      else if (top) top.at = (top.at as number) + 1;
+    }
+  }
+  return null;
+}
+
 /**
  * Where the first object in a JSON text repeats a key: the path from the value's root (keys and array
  * indexes) ending with the repeated key; null when no object does.
  */
 export function duplicateKeyPath(text: string): Array<string | number> | null {
-  let found: Array<string | number> | null = null;
-  const walk = (i: number, path: Array<string | number>): number => {
-    i = skipWs(text, i);
-    const c = text[i];
-    if (c === '{') {
-      const seen = new Set<string>();
-      i = skipWs(text, i + 1);
-      while (text[i] !== '}') {
-        const keyEnd = skipString(text, i);
-        const name = JSON.parse(text.slice(i, keyEnd)) as string;
-        if (seen.has(name) && found === null) found = [...path, name];
-        seen.add(name);
-        i = skipWs(text, walk(skipWs(text, keyEnd) + 1, [...path, name]));
-        if (text[i] === ',') i = skipWs(text, i + 1);
-      }
-      return i + 1;
-    }
-    if (c === '[') {
-      i = skipWs(text, i + 1);
-      for (let n = 0; text[i] !== ']'; n++) {
-        i = skipWs(text, walk(i, [...path, n]));
-        if (text[i] === ',') i = skipWs(text, i + 1);
-      }
-      return i + 1;
-    }
-    return skipValue(text, i);
-  };
-  walk(0, []);
-  return found;
+  const problem = jsonShapeProblem(text);
+  return problem?.kind === 'duplicate' ? problem.path : null;
 }

@@ -3,6 +3,7 @@
 // the OpenAPI document is generated from it.
 import { Type, type TSchema } from 'typebox';
 import { METADATA_DESCRIPTION, METADATA_LIMITS } from './metadata.js';
+import { AMOUNT_PATTERN } from './money.js';
 import type { RawJson } from './raw-json.js';
 
 /** A string enum as JSON Schema `enum` (clear validation messages, clean OpenAPI). */
@@ -39,11 +40,11 @@ export const Metadata = Type.Unsafe<Record<string, unknown>>({
   description: METADATA_DESCRIPTION,
 });
 
-/** An amount: a decimal string, never a JSON number. */
+/** An amount: a decimal string (at most MAX_INTEGER_DIGITS digits before the point), never a JSON number. */
 export function DecimalString(description?: string) {
   return Type.String({
     maxLength: 64,
-    pattern: '^[0-9]+(\\.[0-9]+)?$',
+    pattern: AMOUNT_PATTERN,
     'x-message': 'must be a decimal string such as "1500.00"',
     'x-decimal': true,
     ...(description ? { description } : {}),

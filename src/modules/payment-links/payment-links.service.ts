@@ -6,7 +6,15 @@ import type { Db, Tx } from '../../db/transaction.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { formatAmount, requireAmount, requireAsset, requireFiat, type FiatCurrency } from '../../shared/money.js';
+import {
+  MAX_INTEGER_DIGITS,
+  formatAmount,
+  isAmountTooLong,
+  requireAmount,
+  requireAsset,
+  requireFiat,
+  type FiatCurrency,
+} from '../../shared/money.js';
 import { RawJson, jsonTextOf } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import { countPaidIntentsOfLink, countPaidIntentsOfLinks, isPayable, type IntentService } from '../payment-intents/index.js';
@@ -240,6 +248,7 @@ function futureTime(text: string, now: number): number {
 function plainAmountError(text: string, currency: string): string {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(text))
     return `Enter the amount as a number, such as 250${currency === 'UGX' || currency === 'RWF' ? '' : '.00'}.`;
+  if (isAmountTooLong(text)) return `Enter a smaller amount: at most ${MAX_INTEGER_DIGITS} digits before the decimal point.`;
   if (/^[0.]+$/.test(text)) return 'Enter an amount greater than zero.';
   return currency === 'UGX' || currency === 'RWF'
     ? `${currency} amounts have no decimals.`
