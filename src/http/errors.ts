@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { originOf, type Config } from '../config.js';
 import { AppError, ERROR_CODES, type ErrorCode } from '../shared/errors.js';
+import { readRestBeforeClosing } from './unread-body.js';
 import { validationToAppError } from './validation.js';
 import { API_VERSION, resolveEnvironment, type ListenerRequest } from './context.js';
 
@@ -94,8 +95,10 @@ export function frameworkErrorHandler(config: Config) {
 }
 
 export function registerErrorHandling(app: FastifyInstance, config: Config): void {
-  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler(async (err: FastifyError | AppError, request, reply) => {
     const appErr = toAppError(err);
+    // A refusal before the body was read (413, 415) closes the connection: the client must get it first.
+    await readRestBeforeClosing(request, reply);
     if (appErr) return sendError(config, request, reply, appErr);
     request.log.error({ err, reqId: request.id }, 'unhandled error');
     return sendError(
