@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   COWRIE_NEW_MERCHANT_DAYS: Type.Integer({ default: 30, minimum: 0, maximum: 3650 }),
   COWRIE_PENDING_SETTLEMENT_DAYS: Type.Integer({ default: 3, minimum: 0, maximum: 365 }),
   COWRIE_REPORT_MAX_ROWS: Type.Integer({ default: 100_000, minimum: 1, maximum: 10_000_000 }),
+  COWRIE_IDEMPOTENCY_LOCK_S: Type.Integer({ default: 60, minimum: 1, maximum: 3600 }),
   COWRIE_ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
   COWRIE_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 256 }),
   COWRIE_SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
@@ -167,6 +168,8 @@ export interface Config {
   readonly reportMaxRows: number;
   /** scrypt's cost for console passwords and PINs, as a power of two (N = 2^cost); lowered by tests only. */
   readonly passwordHashCost: number;
+  /** How long the mark of an Idempotency-Key whose request's process died blocks a retry (ms). */
+  readonly idempotencyLockMs: number;
   /** DECISIONS "Operating it at scale". */
   readonly role: Role;
   /** Processes `cowrie serve` starts on this machine (node:cluster when more than one). */
@@ -231,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
     passwordHashCost: c.COWRIE_PASSWORD_HASH_COST,
+    idempotencyLockMs: c.COWRIE_IDEMPOTENCY_LOCK_S * 1000,
     role: c.COWRIE_ROLE,
     processes: c.COWRIE_PROCESSES,
     shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,

@@ -9,7 +9,8 @@ import { createRateLimiter, createWindowLimiter } from './http/rate-limit.js';
 import { ConsoleAuth, LOGINS_PER_MINUTE } from './modules/console/index.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
-import { IntentService, RailRegistry, checkoutUrlFor } from './modules/payment-intents/index.js';
+import { GroupCommit } from './db/group-commit.js';
+import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
 import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
@@ -50,7 +51,9 @@ export async function buildServices(config: Config, database: Database, opts: { 
   // The registry is filled below, once the rails are built (they apply outcomes through the payments
   // service); intents ask it which methods can be offered.
   const rails = new RailRegistry();
-  const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers });
+  // New intents are group-committed: one per process, at most two groups committing at once.
+  const creations = new GroupCommit(db, creationBatch, { maxGroupSize: 100, maxRunning: 2 });
+  const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers, creations });
   const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));

@@ -60,7 +60,7 @@ describe(`group commit of new intents (${ENGINE})`, () => {
 
   it('an intent that cannot be written fails alone: the others of its group are written', async () => {
     const intents = server().running.services.intents;
-    const create = intents.insert;
+    const create = (intent: NewIntent) => intents.insert(intent);
     const make = (reference: string): NewIntent => {
       const scope = { merchantId: server().merchant.merchant.id, environment: 'test' as const };
       const built = intents.prepare(scope, server().running.clock.nowMs(), {

@@ -11,7 +11,7 @@ export function sandboxOffsets(db: Db): SandboxOffsets {
       const row = await db.selectFrom('sandbox_clocks').select('offset_ms').where('merchant_id', '=', merchantId).executeTakeFirst();
       return row ? Number(row.offset_ms) : 0;
     },
-    advance(merchantId, deltaMs, nowMs) {
+    advance(merchantId, deltaMs, nowMs, commitWith) {
       return transaction(db, async (tx) => {
         await tx
           .insertInto('sandbox_clocks')
@@ -28,6 +28,7 @@ export function sandboxOffsets(db: Db): SandboxOffsets {
           .select('offset_ms')
           .where('merchant_id', '=', merchantId)
           .executeTakeFirstOrThrow();
+        await commitWith?.inTransaction(tx, Number(row.offset_ms));
         return Number(row.offset_ms);
       });
     },

@@ -89,3 +89,13 @@ function inOrder(tx: Tx, queries: readonly CompiledQuery[]): Promise<QueryResult
     return results;
   });
 }
+
+/**
+ * Writes that must commit with a record, in the record's own transaction (an idempotent request's saved
+ * response, so that a crash can never leave one without the other): a service that writes the record
+ * calls `inTransaction` inside its transaction, or `addTo` the batch that writes it.
+ */
+export interface CommitWith<T> {
+  inTransaction(tx: Tx, result: T): Promise<void>;
+  addTo(batch: WriteBatch, db: Db | Tx, result: T): void;
+}

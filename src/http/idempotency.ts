@@ -1,25 +1,69 @@
-// Idempotency-Key on every POST (DECISIONS "Idempotency"). The first request with a key inserts an
-// in-progress row under a unique (merchant, key) constraint, so of any number of concurrent identical
-// requests exactly one runs; the others get 409 idempotency_in_progress or, once it finished, its
-// response replayed byte for byte. Outcomes under 500 are remembered for 24 hours; a 5xx is forgotten
-// so the client can retry.
+// Idempotency-Key on every POST. The first request with a key inserts an in-progress row under a unique
+// (merchant, key) constraint, so of any number of concurrent identical requests exactly one runs; the
+// others get 409 idempotency_in_progress or, once it finished, its response replayed byte for byte. A
+// request that writes a record saves its response in the record's own transaction (idempotentResponse:
+// the route hands it to the service), so after a crash at any point a retry replays the record's response
+// or, if nothing committed, makes the record once; any other outcome under 500 is saved as the response
+// leaves. Responses are remembered for 24 hours; a 5xx is forgotten so the client can retry. The mark of a
+// request whose process died lapses after COWRIE_IDEMPOTENCY_LOCK_S.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as repo from '../db/idempotency-keys.js';
 import type { IdempotencyKeysTable } from '../db/schema.js';
+import { afterCommitOrNow, type CommitWith, type Db } from '../db/transaction.js';
 import { HOUR_MS, type Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
-import * as repo from './idempotency.repo.js';
 import { hashBody } from './json-parser.js';
-import type { Db } from '../db/transaction.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
-/** An in-progress row older than this belongs to a request that died; a retry may take it over. */
+/** By default an in-progress row older than this belongs to a request that died; a retry may take it over. */
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface ClaimedKey extends repo.KeyRef {
+  /** The response saved with the record (it committed): it is what leaves, and nothing is left to save. */
+  saved: string | null;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: { merchantId: string; key: string; createdAt: number } | null;
+    idempotency: ClaimedKey | null;
   }
+}
+
+/**
+ * What a route that writes a record hands its service, so that the response is saved in the record's own
+ * transaction; undefined when the request carries no Idempotency-Key. `render` makes the body from the
+ * service's result exactly as the route then answers it (the route's serializer writes both).
+ */
+export function idempotentResponse<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  render: (result: T) => unknown,
+): CommitWith<T> | undefined {
+  const idem = request.idempotency;
+  if (!idem) return undefined;
+  const response = (result: T): repo.SavedResponse & { response_body: string } => {
+    reply.code(status);
+    return {
+      status_code: status,
+      content_type: JSON_TYPE,
+      response_body: String(reply.serialize(render(result))),
+      expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+    };
+  };
+  return {
+    async inTransaction(tx, result) {
+      const saved = response(result);
+      await repo.saveResponse(tx, idem, saved);
+      afterCommitOrNow(tx, () => (idem.saved = saved.response_body));
+    },
+    addTo(batch, db, result) {
+      const saved = response(result);
+      batch.add(repo.saveResponseStatement(db, idem, saved), () => (idem.saved = saved.response_body));
+    },
+  };
 }
 
 function pathOf(request: FastifyRequest): string {
@@ -31,8 +75,9 @@ function pathOf(request: FastifyRequest): string {
 const EMPTY_BODY_HASH = hashBody(undefined);
 const EMPTY_OBJECT_HASH = hashBody({});
 
-export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock; lockMs?: number }): void {
   const { db, clock } = deps;
+  const lockMs = deps.lockMs ?? IDEMPOTENCY_LOCK_MS;
   app.decorateRequest('idempotency', null);
 
   // Callback style, so that a request without the header costs no promise.
@@ -78,10 +123,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
         content_type: null,
         response_body: null,
         created_at: now,
-        expires_at: now + IDEMPOTENCY_LOCK_MS,
+        expires_at: now + lockMs,
       });
       if (claimed) {
-        request.idempotency = { merchantId, key, createdAt: now };
+        request.idempotency = { merchantId, key, createdAt: now, saved: null };
         return false;
       }
       const existing = await repo.findKey(db, merchantId, key);
@@ -105,6 +150,12 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
         done(null, payload);
         return;
       }
+      // Saved with its record: exactly those bytes leave, as every replay will. An error after the record
+      // committed leaves the saved response in place, so a retry replays the record rather than make another.
+      if (idem.saved !== null) {
+        done(null, reply.statusCode < 300 ? idem.saved : payload);
+        return;
+      }
       request.idempotency = null;
       void save(request, reply, idem, payload).then(
         () => done(null, payload),
@@ -126,7 +177,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
       } else {
         await repo.saveResponse(db, idem, {
           status_code: reply.statusCode,
-          content_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          content_type: String(reply.getHeader('content-type') ?? JSON_TYPE),
           response_body: payload,
           expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
         });

@@ -51,8 +51,13 @@ export function isoTime(ms: number): string {
 /** Where each merchant's sandbox offset is kept (the database; src/db/sandbox-offsets.ts). */
 export interface SandboxOffsets {
   offsetMs(merchantId: string): Promise<number>;
-  /** Moves the offset forward by `deltaMs`; answers the new offset. */
-  advance(merchantId: string, deltaMs: number, nowMs: number): Promise<number>;
+  /** Moves the offset forward by `deltaMs`; answers the new offset. `commitWith` writes in the same transaction. */
+  advance(merchantId: string, deltaMs: number, nowMs: number, commitWith?: CommitsWithOffset): Promise<number>;
+}
+
+/** Writes that commit with a clock's advance, given its transaction and the new offset (an idempotent response). */
+export interface CommitsWithOffset {
+  inTransaction(tx: unknown, offsetMs: number): Promise<void>;
 }
 
 /**
@@ -85,7 +90,7 @@ export class MerchantClocks {
   }
 
   /** Moves a merchant's sandbox time forward; answers the new offset. */
-  advanceSandbox(merchantId: string, seconds: number): Promise<number> {
-    return this.offsets.advance(merchantId, seconds * 1000, this.base.nowMs());
+  advanceSandbox(merchantId: string, seconds: number, commitWith?: CommitsWithOffset): Promise<number> {
+    return this.offsets.advance(merchantId, seconds * 1000, this.base.nowMs(), commitWith);
   }
 }

@@ -4,7 +4,8 @@ import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { errorResponses } from '../../http/openapi.js';
 import { requireAuth } from '../../http/scope.js';
 import { withResponseMeta } from '../../http/context.js';
-import { CreateCustomerBody, CustomerRecord, UpdateCustomerBody, customerProperties } from './customer.schema.js';
+import { idempotentResponse } from '../../http/idempotency.js';
+import { CreateCustomerBody, CustomerRecord, UpdateCustomerBody, customerProperties, type Customer } from './customer.schema.js';
 import type { CustomerService } from './customers.service.js';
 
 const CustomerResponse = withMeta(customerProperties, { title: 'CustomerResponse' });
@@ -22,9 +23,9 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerServ
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
-      const customer = await customers.create(auth, request.body);
-      return reply.code(201).send(withResponseMeta(request, customer));
+      const respond = (c: Customer) => withResponseMeta(request, c);
+      const customer = await customers.create(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
+      return reply.code(201).send(respond(customer));
     },
   );
 
@@ -73,6 +74,10 @@ export const customerRoutes: FastifyPluginAsyncTypebox<{ customers: CustomerServ
         response: { 200: CustomerResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await customers.update(requireAuth(request), request.params.id, request.body)),
+    async (request, reply) => {
+      const respond = (c: Customer) => withResponseMeta(request, c);
+      const commitWith = idempotentResponse(request, reply, 200, respond);
+      return respond(await customers.update(requireAuth(request), request.params.id, request.body, commitWith));
+    },
   );
 };

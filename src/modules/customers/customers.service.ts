@@ -1,7 +1,7 @@
 // Customers (spec 2.8, 4.8; DECISIONS "Customers"): the merchant's stored customer records.
 import { readPage, type Page } from '../../db/pagination.js';
 import type { CustomerRow } from '../../db/schema.js';
-import type { Db } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -13,7 +13,7 @@ import * as repo from './customers.repo.js';
 export class CustomerService {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
-  async create(scope: MerchantScope, input: CustomerInput): Promise<Customer> {
+  async create(scope: MerchantScope, input: CustomerInput, commitWith?: CommitWith<Customer>): Promise<Customer> {
     const { db, clock } = this.deps;
     const row: CustomerRow = {
       id: newId('customer'),
@@ -26,8 +26,12 @@ export class CustomerService {
       metadata: jsonTextOf(input.metadata ?? {}),
       created_at: clock.nowMs(),
     };
-    await repo.insertCustomer(db, row);
-    return customerView(row);
+    const view = customerView(row);
+    await transaction(db, async (tx) => {
+      await repo.insertCustomer(tx, row);
+      await commitWith?.inTransaction(tx, view);
+    });
+    return view;
   }
 
   /** A customer's row, or undefined (other modules refer to stored customers by id). */
@@ -42,7 +46,7 @@ export class CustomerService {
   }
 
   /** Changes the fields sent (null clears one; metadata is replaced whole) and answers the customer. */
-  async update(scope: MerchantScope, id: string, input: CustomerUpdate): Promise<Customer> {
+  async update(scope: MerchantScope, id: string, input: CustomerUpdate, commitWith?: CommitWith<Customer>): Promise<Customer> {
     const db = this.deps.db;
     const row = await repo.findCustomer(db, scope, id);
     if (!row) throw notFound('customer', id);
@@ -52,8 +56,12 @@ export class CustomerService {
     if (input.name !== undefined) patch.name = input.name;
     if (input.reference !== undefined) patch.reference = input.reference;
     if (input.metadata !== undefined) patch.metadata = jsonTextOf(input.metadata);
-    if (Object.keys(patch).length > 0 && !(await repo.updateCustomer(db, scope, id, patch))) throw notFound('customer', id);
-    return customerView({ ...row, ...patch });
+    const view = customerView({ ...row, ...patch });
+    await transaction(db, async (tx) => {
+      if (Object.keys(patch).length > 0 && !(await repo.updateCustomer(tx, scope, id, patch))) throw notFound('customer', id);
+      await commitWith?.inTransaction(tx, view);
+    });
+    return view;
   }
 
   async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string }): Promise<Page<Customer>> {

@@ -8,7 +8,7 @@ export {
   type IntentStatus,
   type PaymentIntent,
 } from './payment-intent.schema.js';
-export { IntentService, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
+export { IntentService, creationBatch, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
 export {
   RailRegistry,
   type DepositResult,

@@ -1,12 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
 import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { StringEnum } from '../../shared/schema.js';
-import { CreateIntentBody, INTENT_STATUSES, PaymentIntentRecord, paymentIntentProperties } from './payment-intent.schema.js';
+import {
+  CreateIntentBody,
+  INTENT_STATUSES,
+  PaymentIntentRecord,
+  paymentIntentProperties,
+  type PaymentIntent,
+} from './payment-intent.schema.js';
 import type { IntentService } from './payment-intents.service.js';
 
 export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
@@ -24,8 +31,9 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentSer
       },
     },
     async (request, reply) => {
-      const intent = await intents.create(requireAuth(request), request.body);
-      return reply.code(201).send(withResponseMeta(request, intent));
+      const respond = (intent: PaymentIntent) => withResponseMeta(request, intent);
+      const intent = await intents.create(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
+      return reply.code(201).send(respond(intent));
     },
   );
 
@@ -73,6 +81,10 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentSer
         response: { 200: PaymentIntentResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await intents.cancel(requireAuth(request), request.params.id)),
+    async (request, reply) => {
+      const respond = (intent: PaymentIntent) => withResponseMeta(request, intent);
+      const id = request.params.id;
+      return respond(await intents.cancel(requireAuth(request), id, idempotentResponse(request, reply, 200, respond)));
+    },
   );
 };

@@ -1,8 +1,8 @@
 // Payment intents: create (with the embedded quote), retrieve, list, cancel, and expiry.
 import type { Static } from 'typebox';
-import { batcher } from '../../db/batcher.js';
 import { readPage, type Page } from '../../db/pagination.js';
-import { WriteBatch, runAtomic, transaction, type Db } from '../../db/transaction.js';
+import type { GroupCommit } from '../../db/group-commit.js';
+import { WriteBatch, transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import { MINUTE_MS, type MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -44,6 +44,25 @@ export type CreateIntentInput = Omit<Static<typeof CreateIntentBody>, 'metadata'
 export interface NewIntent {
   row: PaymentIntentRow;
   view: PaymentIntent;
+  /** What commits with it (an idempotent request's response). */
+  commitWith?: CommitWith<PaymentIntent>;
+}
+
+/**
+ * The writes of new intents, however many: one INSERT of the intents, their creation events and webhook
+ * deliveries, and what must commit with each. What the composition root's group commit writes.
+ */
+export function creationBatch(db: Db, intents: readonly NewIntent[]): WriteBatch {
+  const rows = intents.map((i) => i.row);
+  const batch = new WriteBatch().add(repo.insertIntentsStatement(db, rows));
+  addCreationEvents(
+    db,
+    batch,
+    rows,
+    intents.map((i) => i.view),
+  );
+  for (const i of intents) i.commitWith?.addTo(batch, db, i.view);
+  return batch;
 }
 
 export interface IntentServiceDeps {
@@ -55,6 +74,8 @@ export interface IntentServiceDeps {
   rails: Pick<RailRegistry, 'railFor'>;
   /** Stored customers, for `customer: "cus_…"`. */
   customers: Pick<CustomerService, 'find'>;
+  /** Group commit of new intents (creationBatch), one per process. */
+  creations: GroupCommit<NewIntent>;
 }
 
 function checkReturnUrl(url: string): void {
@@ -72,47 +93,13 @@ function checkReturnUrl(url: string): void {
 
 export class IntentService {
   readonly checkoutUrl: CheckoutUrlFor;
-  /**
-   * Writes a new intent with its creation event. Group commit: the intents created in one turn of the
-   * event loop (and those created while two earlier groups are still committing) are written by one
-   * transaction, with one INSERT per table. If that transaction fails, each intent is tried again on its
-   * own, so one bad row never fails the others. One per process: at most two groups commit at once.
-   */
-  readonly insert: (intent: NewIntent) => Promise<void>;
-
   constructor(private readonly deps: IntentServiceDeps) {
     this.checkoutUrl = deps.checkoutUrl;
-    const write = (intents: readonly NewIntent[]) => {
-      const rows = intents.map((i) => i.row);
-      const batch = new WriteBatch().add(repo.insertIntentsStatement(deps.db, rows));
-      addCreationEvents(
-        deps.db,
-        batch,
-        this,
-        rows,
-        intents.map((i) => i.view),
-      );
-      return runAtomic(deps.db, batch);
-    };
-    this.insert = batcher<NewIntent, void>(
-      async (intents) => {
-        try {
-          await write(intents);
-          return intents.map(() => undefined);
-        } catch (err) {
-          if (intents.length === 1) throw err;
-          return Promise.all(
-            intents.map((i) =>
-              write([i]).then(
-                () => undefined,
-                (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-              ),
-            ),
-          );
-        }
-      },
-      { maxBatchSize: 100, maxRunning: 2 },
-    );
+  }
+
+  /** Writes a new intent with its creation event (and what must commit with it), group-committed. */
+  insert(intent: NewIntent): Promise<void> {
+    return this.deps.creations.write(intent);
   }
 
   view(row: PaymentIntentRow): PaymentIntent {
@@ -195,10 +182,14 @@ export class IntentService {
     return { row, view };
   }
 
-  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateIntentInput): Promise<PaymentIntent> {
+  async create(
+    scope: MerchantScope & { sandboxOffsetMs?: number },
+    input: CreateIntentInput,
+    commitWith?: CommitWith<PaymentIntent>,
+  ): Promise<PaymentIntent> {
     if (typeof input.customer === 'string') input = { ...input, customer: await this.storedCustomer(scope, input.customer) };
     const intent = this.prepare(scope, await this.deps.clocks.nowMs(scope), input);
-    await this.insert(intent);
+    await this.insert({ ...intent, ...(commitWith ? { commitWith } : {}) });
     return intent.view;
   }
 
@@ -245,7 +236,11 @@ export class IntentService {
     );
   }
 
-  async cancel(scope: MerchantScope & { sandboxOffsetMs?: number }, id: string): Promise<PaymentIntent> {
+  async cancel(
+    scope: MerchantScope & { sandboxOffsetMs?: number },
+    id: string,
+    commitWith?: CommitWith<PaymentIntent>,
+  ): Promise<PaymentIntent> {
     const now = await this.deps.clocks.nowMs(scope);
     const outcome = await transaction(this.deps.db, async (tx) => {
       const row = await repo.lockIntent(tx, scope, id);
@@ -254,6 +249,7 @@ export class IntentService {
       const current = await expireIfOverdue(tx, this, row, now);
       if (current.status !== 'awaiting_payment') return { cancelled: null, status: current.status };
       const cancelled = await moveIntent(tx, this, current, 'cancelled', { at: now, patch: { cancelled_at: now } });
+      await commitWith?.inTransaction(tx, this.view(cancelled));
       return { cancelled, status: cancelled.status };
     }).catch((err: unknown) => {
       if (err instanceof IntentMoveConflict) return { cancelled: null, status: null };

@@ -3,6 +3,7 @@
 // rails themselves live in the rails module and apply what their provider says through the payments module;
 // the intent service asks the registry which methods a new intent can offer.
 import type { PaymentIntentRow } from '../../db/schema.js';
+import type { CommitWith } from '../../db/transaction.js';
 import type { ChainNetwork } from '../../shared/chains.js';
 import type { Decimal } from '../../shared/money.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
@@ -14,6 +15,8 @@ export interface StartPaymentRequest {
   method: PaymentMethod;
   /** Method-specific input (phone number, card token, wallet network, simulated outcome, ...). */
   details: Record<string, unknown>;
+  /** What commits with the outcome when the rail answers at once (the sandbox driver's idempotent response). */
+  commitWith?: CommitWith<PaymentIntentRow>;
 }
 
 /** What starting a payment led to: finished already, or waiting for the provider's callback. */

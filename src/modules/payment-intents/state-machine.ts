@@ -203,7 +203,6 @@ export async function expireIfOverdue(tx: Tx, ctx: MoveContext, row: PaymentInte
 export function addCreationEvents(
   db: Db | Tx,
   batch: WriteBatch,
-  ctx: MoveContext,
   intents: readonly PaymentIntentRow[],
   views: readonly PaymentIntent[],
 ): void {
@@ -215,8 +214,20 @@ export function addCreationEvents(
   addEvents(
     db,
     batch,
-    intents.map((intent, i) => intentEvent(ctx, intent, 'payment_intent.created', intent.created_at, undefined, views[i])),
+    intents.map((intent, i) => creationEvent(intent, views[i]!)),
   );
+}
+
+/** The creation event of an intent, showing the intent as its creation's response did. */
+function creationEvent(intent: PaymentIntentRow, view: PaymentIntent): RecordEventInput {
+  return {
+    merchantId: intent.merchant_id,
+    environment: intent.environment,
+    type: 'payment_intent.created',
+    paymentIntentId: intent.id,
+    data: view as unknown as Record<string, unknown>,
+    at: intent.created_at,
+  };
 }
 
 function intentEvent(
@@ -225,9 +236,8 @@ function intentEvent(
   type: EventType,
   at: number,
   extra?: Record<string, unknown>,
-  view?: PaymentIntent,
 ): RecordEventInput {
-  const shown = view ?? intentView(intent, ctx.checkoutUrl);
+  const shown = intentView(intent, ctx.checkoutUrl);
   return {
     merchantId: intent.merchant_id,
     environment: intent.environment,

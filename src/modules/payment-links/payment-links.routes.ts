@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
 import { IdParams, ListOf, withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { StringEnum } from '../../shared/schema.js';
-import { CreateLinkBody, PaymentLinkRecord, UpdateLinkBody, paymentLinkProperties } from './payment-link.schema.js';
+import { CreateLinkBody, PaymentLinkRecord, UpdateLinkBody, paymentLinkProperties, type PaymentLink } from './payment-link.schema.js';
 import type { LinkService } from './payment-links.service.js';
 
 export const PaymentLinkResponse = withMeta(paymentLinkProperties, { title: 'PaymentLinkResponse' });
@@ -24,8 +25,9 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }
       },
     },
     async (request, reply) => {
-      const link = await links.create(requireAuth(request), request.body);
-      return reply.code(201).send(withResponseMeta(request, link));
+      const respond = (l: PaymentLink) => withResponseMeta(request, l);
+      const link = await links.create(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
+      return reply.code(201).send(respond(link));
     },
   );
 
@@ -77,6 +79,10 @@ export const paymentLinkRoutes: FastifyPluginAsyncTypebox<{ links: LinkService }
         response: { 200: PaymentLinkResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => withResponseMeta(request, await links.update(requireAuth(request), request.params.id, request.body)),
+    async (request, reply) => {
+      const respond = (l: PaymentLink) => withResponseMeta(request, l);
+      const commitWith = idempotentResponse(request, reply, 200, respond);
+      return respond(await links.update(requireAuth(request), request.params.id, request.body, commitWith));
+    },
   );
 };

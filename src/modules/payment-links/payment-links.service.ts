@@ -2,7 +2,7 @@
 // intent each time a customer opens the link's url, and the cap on paid payments.
 import { readPage, type Page } from '../../db/pagination.js';
 import type { PaymentLinkRow } from '../../db/schema.js';
-import type { Db, Tx } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db, type Q, type Tx } from '../../db/transaction.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -47,12 +47,16 @@ const scopeOf = (link: PaymentLinkRow): MerchantScope => ({ merchantId: link.mer
 export class LinkService {
   constructor(private readonly deps: LinkServiceDeps) {}
 
-  private async view(link: PaymentLinkRow): Promise<PaymentLink> {
-    const paid = await countPaidIntentsOfLink(this.deps.db, link.id);
+  private async view(link: PaymentLinkRow, db: Q = this.deps.db): Promise<PaymentLink> {
+    const paid = await countPaidIntentsOfLink(db, link.id);
     return linkView(link, this.deps.linkUrl, paid, await this.deps.clocks.nowMs(scopeOf(link)));
   }
 
-  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateLinkInput): Promise<PaymentLink> {
+  async create(
+    scope: MerchantScope & { sandboxOffsetMs?: number },
+    input: CreateLinkInput,
+    commitWith?: CommitWith<PaymentLink>,
+  ): Promise<PaymentLink> {
     const title = input.title.trim();
     if (title.length === 0) throw new AppError('parameter_invalid', 'Invalid title: must not be empty', { param: 'title' });
     const currency = requireFiat(input.currency, 'currency');
@@ -74,15 +78,19 @@ export class LinkService {
       active: 1,
       created_at: now,
     };
-    await repo.insertLink(this.deps.db, row);
-    return this.view(row);
+    const view = linkView(row, this.deps.linkUrl, 0, now);
+    await transaction(this.deps.db, async (tx) => {
+      await repo.insertLink(tx, row);
+      await commitWith?.inTransaction(tx, view);
+    });
+    return view;
   }
 
   /**
    * Changes what is sent (null clears amount, cap and expiry); intents already minted keep what they were
    * minted with. A cap below the link's paid payments is refused; an expiry must be in the future.
    */
-  async update(scope: MerchantScope, id: string, input: UpdateLinkInput): Promise<PaymentLink> {
+  async update(scope: MerchantScope, id: string, input: UpdateLinkInput, commitWith?: CommitWith<PaymentLink>): Promise<PaymentLink> {
     const db = this.deps.db;
     const link = await repo.findLink(db, scope, id);
     if (!link) throw notFound('payment_link', id);
@@ -112,8 +120,12 @@ export class LinkService {
     }
     if (input.active !== undefined) patch.active = input.active ? 1 : 0;
     if (input.metadata !== undefined) patch.metadata = jsonTextOf(input.metadata);
-    if (Object.keys(patch).length > 0 && !(await repo.updateLink(db, scope, id, patch))) throw notFound('payment_link', id);
-    return this.view({ ...link, ...patch });
+    return transaction(db, async (tx) => {
+      if (Object.keys(patch).length > 0 && !(await repo.updateLink(tx, scope, id, patch))) throw notFound('payment_link', id);
+      const view = await this.view({ ...link, ...patch }, tx);
+      await commitWith?.inTransaction(tx, view);
+      return view;
+    });
   }
 
   async list(scope: MerchantScope, opts: { limit: number; startingAfter?: string; active?: boolean }): Promise<Page<PaymentLink>> {

@@ -4,7 +4,7 @@
 // never inside this transaction. A rail with records of its own changes them in the same transaction, by
 // calling `applyIn` inside it.
 import type { Merchant, PaymentIntentRow } from '../../db/schema.js';
-import { afterCommitOrNow, transaction, type Db, type Tx } from '../../db/transaction.js';
+import { afterCommitOrNow, transaction, type CommitWith, type Db, type Tx } from '../../db/transaction.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -70,11 +70,18 @@ export class PaymentService {
     this.checkoutUrl = deps.checkoutUrl;
   }
 
-  /** Applies a report in a transaction of its own; answers the intent after it, or throws the refusal. */
-  async apply(scope: MerchantScope, report: PaymentReport): Promise<PaymentIntentRow> {
+  /**
+   * Applies a report in a transaction of its own; answers the intent after it, or throws the refusal. What
+   * commits with an applied outcome (the sandbox driver's idempotent response) is written in it.
+   */
+  async apply(scope: MerchantScope, report: PaymentReport, commitWith?: CommitWith<PaymentIntentRow>): Promise<PaymentIntentRow> {
     let applied: Applied;
     try {
-      applied = await transaction(this.deps.db, (tx) => this.applyIn(tx, scope, report));
+      applied = await transaction(this.deps.db, async (tx) => {
+        const result = await this.applyIn(tx, scope, report);
+        if (result.ok) await commitWith?.inTransaction(tx, result.row);
+        return result;
+      });
     } catch (err) {
       if (!(err instanceof IntentMoveConflict)) throw err;
       throw new AppError('intent_not_payable', 'The payment intent changed while this payment was applied; retrieve it and retry.');

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { withMeta } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
-import { QuoteBody, QuoteRecord } from './quote.schema.js';
+import { QuoteBody, QuoteRecord, type Quote } from './quote.schema.js';
 import type { QuoteService } from './quotes.service.js';
 
 const QuoteResponse = withMeta(QuoteRecord.properties, { title: 'Quote' });
@@ -22,8 +23,9 @@ export const quoteRoutes: FastifyPluginAsyncTypebox<{ quotes: QuoteService }> = 
         response: { 200: QuoteResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503) },
       },
     },
-    async (request) => {
-      return withResponseMeta(request, await quotes.create(requireAuth(request), request.body));
+    async (request, reply) => {
+      const respond = (quote: Quote) => withResponseMeta(request, quote);
+      return respond(await quotes.create(requireAuth(request), request.body, idempotentResponse(request, reply, 200, respond)));
     },
   );
 };

@@ -1,6 +1,6 @@
 // Locked quotes: a fiat-to-asset conversion held for 10 minutes of the merchant's clock.
 import type { QuoteRow } from '../../db/schema.js';
-import type { Db } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import { MINUTE_MS, type MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { assetForFiat, fiatForAsset, formatAmount, requireAmount, requireAsset, requireFiat } from '../../shared/money.js';
@@ -14,7 +14,7 @@ export const QUOTE_LOCK_MS = 10 * MINUTE_MS;
 export class QuoteService {
   constructor(private readonly deps: { db: Db; clocks: MerchantClocks; rates: RateProvider }) {}
 
-  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: QuoteInput): Promise<Quote> {
+  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: QuoteInput, commitWith?: CommitWith<Quote>): Promise<Quote> {
     const { rates } = this.deps;
     const currency = requireFiat(input.source_currency, 'source_currency');
     const asset = requireAsset(input.target_asset, 'target_asset');
@@ -45,7 +45,11 @@ export class QuoteService {
       expires_at: now + QUOTE_LOCK_MS,
       created_at: now,
     };
-    await repo.insertQuote(this.deps.db, row);
-    return quoteView(row);
+    const view = quoteView(row);
+    await transaction(this.deps.db, async (tx) => {
+      await repo.insertQuote(tx, row);
+      await commitWith?.inTransaction(tx, view);
+    });
+    return view;
   }
 }

@@ -134,13 +134,17 @@ export class SandboxRail implements PaymentRail {
     if (typeof outcome !== 'string' || !(PAYMENT_OUTCOMES as readonly string[]).includes(outcome)) {
       throw new Error(`sandbox rail: unknown outcome ${String(outcome)}`);
     }
-    const intent = await this.payments.apply(request.scope, {
-      intentId: request.intent.id,
-      method: request.method,
-      outcome: outcome as PaymentOutcome,
-      amount: request.details['amount'] as Decimal | undefined,
-      failureCode: typeof request.details['failure_code'] === 'string' ? request.details['failure_code'] : undefined,
-    });
+    const intent = await this.payments.apply(
+      request.scope,
+      {
+        intentId: request.intent.id,
+        method: request.method,
+        outcome: outcome as PaymentOutcome,
+        amount: request.details['amount'] as Decimal | undefined,
+        failureCode: typeof request.details['failure_code'] === 'string' ? request.details['failure_code'] : undefined,
+      },
+      request.commitWith,
+    );
     return { state: 'completed', intent };
   }
 

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
+import type { RefundRow } from '../../db/schema.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
 import { IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
@@ -78,14 +80,14 @@ const RefundRequestSchema = {
 export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }> = async (app, { refunds }) => {
   app.post('/refunds', { config: { scopes: ['refunds:write'] }, schema: CreateRefundSchema }, async (request, reply) => {
     const b = request.body;
-    const row = await refunds.create(requireAuth(request), {
-      paymentIntent: b.payment_intent,
-      amount: b.amount,
-      reason: b.reason,
-      returnAddress: b.return_address,
-      intentParam: 'payment_intent',
-    });
-    return reply.code(201).send(withResponseMeta(request, refundView(row)));
+    const respond = (row: RefundRow) => withResponseMeta(request, refundView(row));
+    const input = { paymentIntent: b.payment_intent, amount: b.amount, reason: b.reason, returnAddress: b.return_address };
+    const row = await refunds.create(
+      requireAuth(request),
+      { ...input, intentParam: 'payment_intent' },
+      idempotentResponse(request, reply, 201, respond),
+    );
+    return reply.code(201).send(respond(row));
   });
 
   app.get('/refunds', { config: { scopes: ['refunds:read'] }, schema: ListRefundsSchema }, async (request) => {
@@ -105,20 +107,17 @@ export const refundRoutes: FastifyPluginAsyncTypebox<{ refunds: RefundService }>
   app.post(
     '/payment-intents/:id/refund-request',
     { config: { scopes: ['refunds:write'] }, schema: RefundRequestSchema },
-    async (request) => {
+    async (request, reply) => {
       const scope = requireAuth(request);
-      const row = await refunds.create(scope, {
-        paymentIntent: request.params.id,
-        reason: request.body.reason,
-        returnAddress: request.body.return_address,
-        intentParam: 'id',
-      });
-      return withResponseMeta(request, {
-        object: 'refund_request' as const,
-        payment_intent: row.payment_intent_id,
-        status: row.status,
-        sandbox: scope.environment === 'test',
-      });
+      const respond = (row: RefundRow) =>
+        withResponseMeta(request, {
+          object: 'refund_request' as const,
+          payment_intent: row.payment_intent_id,
+          status: row.status,
+          sandbox: scope.environment === 'test',
+        });
+      const input = { paymentIntent: request.params.id, reason: request.body.reason, returnAddress: request.body.return_address };
+      return respond(await refunds.create(scope, { ...input, intentParam: 'id' }, idempotentResponse(request, reply, 200, respond)));
     },
   );
 };

@@ -6,7 +6,7 @@
 import { isUniqueViolation } from '../../db/dialect.js';
 import { readPage, type Page } from '../../db/pagination.js';
 import type { RefundRow, SettlementRow } from '../../db/schema.js';
-import { transaction, type Db, type Tx } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db, type Tx } from '../../db/transaction.js';
 import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -219,12 +219,24 @@ async function finishRefund(
 export class RefundService {
   constructor(private readonly deps: RefundServiceDeps) {}
 
-  async create(scope: MerchantScope & { sandboxOffsetMs?: number }, input: CreateRefundInput): Promise<RefundRow> {
+  /**
+   * Asks for a refund and, where the payment's rail answers at once, finishes it. What commits with the
+   * request (an idempotent response) is written with the refund as requested, and again as finished.
+   */
+  async create(
+    scope: MerchantScope & { sandboxOffsetMs?: number },
+    input: CreateRefundInput,
+    commitWith?: CommitWith<RefundRow>,
+  ): Promise<RefundRow> {
     const deps = this.deps;
     const clock = await deps.clocks.of(scope);
     let requested: RefundRow;
     try {
-      requested = await transaction(deps.db, (trx) => requestRefund(trx, scope, clock.nowMs(), input));
+      requested = await transaction(deps.db, async (trx) => {
+        const row = await requestRefund(trx, scope, clock.nowMs(), input);
+        await commitWith?.inTransaction(trx, row);
+        return row;
+      });
     } catch (err) {
       // Two requests raced past the check: the unique index let one through.
       if (isUniqueViolation(err))
@@ -253,7 +265,9 @@ export class RefundService {
     return transaction(deps.db, async (trx) => {
       const locked = await repo.lockRefundById(trx, requested.id);
       if (!locked || locked.status !== 'requested') return locked ?? requested;
-      return finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
+      const finished = await finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
+      await commitWith?.inTransaction(trx, finished);
+      return finished;
     });
   }
 

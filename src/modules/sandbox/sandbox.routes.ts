@@ -4,6 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
+import type { PaymentIntentRow } from '../../db/schema.js';
 import { errorResponses } from '../../http/openapi.js';
 import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
 import { requireAuth, type RequestScope } from '../../http/scope.js';
@@ -73,10 +75,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
         response: { 200: PaymentIntentResponse, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const scope = requireSandbox(request);
-      const intent = await simulatePayment(deps, scope, request.params.id, request.body);
-      return withResponseMeta(request, intents.view(intent));
+      const respond = (intent: PaymentIntentRow) => withResponseMeta(request, intents.view(intent));
+      const commitWith = idempotentResponse(request, reply, 200, respond);
+      return respond(await simulatePayment(deps, scope, request.params.id, request.body, commitWith));
     },
   );
 
@@ -112,10 +115,11 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
         response: { 200: ClockResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const scope = requireSandbox(request);
-      const offset = await advanceSandboxClock(deps, scope, request.body.seconds);
-      return withResponseMeta(request, clockView(clocks, offset));
+      const respond = (offset: number) => withResponseMeta(request, clockView(clocks, offset));
+      const commitWith = idempotentResponse(request, reply, 200, respond);
+      return respond(await advanceSandboxClock(deps, scope, request.body.seconds, commitWith));
     },
   );
 };

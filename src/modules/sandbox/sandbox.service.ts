@@ -1,7 +1,7 @@
 // The sandbox test helpers' rules, in one place for the API (sandbox.routes.ts) and the merchant console:
 // the payment driver (an outcome through the sandbox rail, the same code path a real rail's report takes)
 // and the sandbox clock (moved forward, then the time-based jobs run at once for that merchant).
-import type { Db } from '../../db/transaction.js';
+import type { CommitWith, Db } from '../../db/transaction.js';
 import { AppError } from '../../shared/errors.js';
 import { requireAmount, type SettlementAsset } from '../../shared/money.js';
 import type { MerchantClocks } from '../../shared/clock.js';
@@ -39,6 +39,7 @@ export async function simulatePayment(
   scope: MerchantScope & { sandboxOffsetMs?: number },
   intentId: string,
   input: SimulateInput,
+  commitWith?: CommitWith<PaymentIntentRow>,
 ): Promise<PaymentIntentRow> {
   sandboxOnly(scope);
   const intent = await deps.intents.getRow(scope, intentId);
@@ -55,17 +56,23 @@ export async function simulatePayment(
       amount,
       failure_code: input.failure_code ?? (input.outcome === 'attempt_failed' ? defaultFailureFor(input.payment_method) : undefined),
     },
+    ...(commitWith ? { commitWith } : {}),
   });
   return result.intent;
 }
 
 /** Moves the merchant's sandbox time forward and runs its time-based jobs; answers the new offset (ms). */
-export async function advanceSandboxClock(deps: SandboxDeps, scope: MerchantScope, seconds: number): Promise<number> {
+export async function advanceSandboxClock(
+  deps: SandboxDeps,
+  scope: MerchantScope,
+  seconds: number,
+  commitWith?: CommitWith<number>,
+): Promise<number> {
   sandboxOnly(scope);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 400 * 86_400) {
     throw new AppError('parameter_invalid', 'Invalid seconds: a whole number from 1 to 34560000 (400 days).', { param: 'seconds' });
   }
-  const offset = await deps.clocks.advanceSandbox(scope.merchantId, seconds);
+  const offset = await deps.clocks.advanceSandbox(scope.merchantId, seconds, commitWith);
   await deps.runTimeJobs({ merchantId: scope.merchantId, environment: 'test' });
   return offset;
 }

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { metaProperties } from '../../http/schemas.js';
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { AppError } from '../../shared/errors.js';
 import { EVENT_TYPES } from '../events/index.js';
-import { triggerSampleEvent, type TriggerDeps } from './trigger.service.js';
+import { triggerSampleEvent, type TriggerDeps, type TriggeredEvent } from './trigger.service.js';
 
 export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = async (app, { deps }) => {
   app.post(
@@ -40,13 +41,14 @@ export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = a
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const scope = requireAuth(request);
       if (scope.environment !== 'test') {
         throw new AppError('sandbox_only', 'This endpoint exists only in the sandbox; use a cwk_test_ key on the sandbox base URL.');
       }
       const type = request.body.type ?? 'payment_intent.paid';
-      return withResponseMeta(request, await triggerSampleEvent(deps, scope.merchantId, type));
+      const respond = (triggered: TriggeredEvent) => withResponseMeta(request, triggered);
+      return respond(await triggerSampleEvent(deps, scope.merchantId, type, idempotentResponse(request, reply, 200, respond)));
     },
   );
 };

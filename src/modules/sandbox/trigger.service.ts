@@ -3,7 +3,7 @@
 // through recordEvent, so it reaches the feed and every subscribed sandbox endpoint like a real event.
 // The sample changes nothing: the intent itself keeps its status.
 import type { PaymentIntentRow } from '../../db/schema.js';
-import { transaction, type Db } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import { MINUTE_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { recordEvent, type EventType } from '../events/index.js';
@@ -87,24 +87,35 @@ export interface TriggerDeps {
   intents: IntentService;
 }
 
+/** What a trigger answers: the sample event that was recorded. */
+export interface TriggeredEvent {
+  object: 'event_trigger';
+  type: EventType;
+  status: 'sent';
+  event: string;
+}
+
 export async function triggerSampleEvent(
   deps: TriggerDeps,
   merchantId: string,
   type: EventType,
-): Promise<{ object: 'event_trigger'; type: EventType; status: 'sent'; event: string }> {
+  commitWith?: CommitWith<TriggeredEvent>,
+): Promise<TriggeredEvent> {
   const scope = { merchantId, environment: 'test' as const };
   const at = await deps.clocks.nowMs(scope);
   const latest = await latestIntent(deps.db, scope);
   const intent = deps.intents.view(latest ?? syntheticIntent(merchantId, at));
-  const event = await transaction(deps.db, (tx) =>
-    recordEvent(tx, {
+  return transaction(deps.db, async (tx) => {
+    const event = await recordEvent(tx, {
       merchantId,
       environment: 'test',
       type,
       data: sampleData(type, intent, at),
       paymentIntentId: latest?.id ?? null,
       at,
-    }),
-  );
-  return { object: 'event_trigger', type, status: 'sent', event: event.id };
+    });
+    const triggered: TriggeredEvent = { object: 'event_trigger', type, status: 'sent', event: event.id };
+    await commitWith?.inTransaction(tx, triggered);
+    return triggered;
+  });
 }

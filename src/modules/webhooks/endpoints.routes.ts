@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { IdParams, metaProperties, withMeta } from '../../http/schemas.js';
 import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../../shared/event-types.js';
 import { WebhookEndpointRecord, endpointProperties } from './webhook.schema.js';
+import type { WebhookEndpoint } from './webhook.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 import { MAX_URL_LENGTH } from './url-safety.js';
 
@@ -91,8 +93,9 @@ const UpdateEndpointSchema = {
 
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
   app.post('/webhook_endpoints', { config: { scopes: ['webhooks:write'] }, schema: CreateEndpointSchema }, async (request, reply) => {
-    const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body);
-    return reply.code(201).send(withResponseMeta(request, endpoint));
+    const respond = (endpoint: WebhookEndpoint & { secret: string }) => withResponseMeta(request, endpoint);
+    const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
+    return reply.code(201).send(respond(endpoint));
   });
 
   app.get('/webhook_endpoints', { config: { scopes: ['webhooks:read'] }, schema: ListEndpointsSchema }, async (request) =>
@@ -107,7 +110,9 @@ export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookServic
     withResponseMeta(request, await webhooks.deleteEndpoint(requireAuth(request), request.params.id)),
   );
 
-  app.post('/webhook_endpoints/:id', { config: { scopes: ['webhooks:write'] }, schema: UpdateEndpointSchema }, async (request) =>
-    withResponseMeta(request, await webhooks.updateEndpoint(requireAuth(request), request.params.id, request.body)),
-  );
+  app.post('/webhook_endpoints/:id', { config: { scopes: ['webhooks:write'] }, schema: UpdateEndpointSchema }, async (request, reply) => {
+    const respond = (endpoint: WebhookEndpoint) => withResponseMeta(request, endpoint);
+    const commitWith = idempotentResponse(request, reply, 200, respond);
+    return respond(await webhooks.updateEndpoint(requireAuth(request), request.params.id, request.body, commitWith));
+  });
 };

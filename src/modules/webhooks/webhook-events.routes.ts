@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { withResponseMeta } from '../../http/context.js';
+import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
 import { IdParams, ListOf, metaProperties, withMeta } from '../../http/schemas.js';
@@ -8,7 +9,7 @@ import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { EVENT_TYPES } from '../../shared/event-types.js';
 import { DeliveryWithAttempts, WebhookEventRecord, webhookEventProperties } from './webhook.schema.js';
-import type { WebhookService } from './webhooks.service.js';
+import type { Resent, WebhookService } from './webhooks.service.js';
 
 export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
   app.get(
@@ -69,6 +70,9 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookSe
         },
       },
     },
-    async (request) => withResponseMeta(request, await webhooks.resendEvent(requireAuth(request), request.params.id)),
+    async (request, reply) => {
+      const respond = (resent: Resent) => withResponseMeta(request, resent);
+      return respond(await webhooks.resendEvent(requireAuth(request), request.params.id, idempotentResponse(request, reply, 200, respond)));
+    },
   );
 };

@@ -4,7 +4,7 @@
 // deliveries.repo.ts).
 import { readPage, type Page } from '../../db/pagination.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
-import { WriteBatch, runInTransaction, transaction, type Db } from '../../db/transaction.js';
+import { WriteBatch, runInTransaction, transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import { isoTime, systemClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, truncate } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -29,10 +29,21 @@ export interface WebhookServiceDeps {
   resolve?: Resolver;
 }
 
+/** The answer of a resend: how many new deliveries were queued. */
+export interface Resent {
+  object: 'webhook_event';
+  id: string;
+  resent: number;
+}
+
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  async createEndpoint(scope: MerchantScope, input: { url: string; events?: string[] }): Promise<WebhookEndpoint & { secret: string }> {
+  async createEndpoint(
+    scope: MerchantScope,
+    input: { url: string; events?: string[] },
+    commitWith?: CommitWith<WebhookEndpoint & { secret: string }>,
+  ): Promise<WebhookEndpoint & { secret: string }> {
     const { db, clock } = this.deps;
     await assertEndpointUrl(input.url, urlPolicy(scope.environment, this.deps.allowPrivate), this.deps.resolve);
     const now = clock.nowMs();
@@ -49,6 +60,7 @@ export class WebhookService {
       updated_at: now,
       deleted_at: null,
     };
+    const created = { ...endpointView(row), secret: row.secret };
     await transaction(db, async (tx) => {
       if ((await endpoints.countEndpoints(tx, scope)) >= MAX_ENDPOINTS) {
         throw new AppError(
@@ -57,15 +69,21 @@ export class WebhookService {
         );
       }
       await endpoints.insertEndpoint(tx, row);
+      await commitWith?.inTransaction(tx, created);
     });
-    return { ...endpointView(row), secret: row.secret };
+    return created;
   }
 
   /**
    * Changes the url (checked like a new endpoint's) or the event types (empty means every type). Deliveries
    * not yet made go to the new url; the event types apply to events from now on.
    */
-  async updateEndpoint(scope: MerchantScope, id: string, input: { url?: string; events?: string[] }): Promise<WebhookEndpoint> {
+  async updateEndpoint(
+    scope: MerchantScope,
+    id: string,
+    input: { url?: string; events?: string[] },
+    commitWith?: CommitWith<WebhookEndpoint>,
+  ): Promise<WebhookEndpoint> {
     const { db, clock } = this.deps;
     const row = await endpoints.findEndpoint(db, scope, id);
     if (!row) throw notFound('webhook endpoint', id);
@@ -74,10 +92,13 @@ export class WebhookService {
     const patch: Partial<WebhookEndpointRow> = {};
     if (input.url !== undefined) patch.url = input.url;
     if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
-    if (Object.keys(patch).length === 0) return endpointView(row);
-    patch.updated_at = clock.nowMs();
-    if (!(await endpoints.updateEndpoint(db, scope, id, patch))) throw notFound('webhook endpoint', id);
-    return endpointView({ ...row, ...patch });
+    if (Object.keys(patch).length > 0) patch.updated_at = clock.nowMs();
+    const view = endpointView({ ...row, ...patch });
+    await transaction(db, async (tx) => {
+      if (Object.keys(patch).length > 0 && !(await endpoints.updateEndpoint(tx, scope, id, patch))) throw notFound('webhook endpoint', id);
+      await commitWith?.inTransaction(tx, view);
+    });
+    return view;
   }
 
   async getEndpoint(scope: MerchantScope, id: string): Promise<WebhookEndpoint> {
@@ -229,8 +250,8 @@ export class WebhookService {
    * paused: a paused endpoint's waits for resume like any other), due at once, with the event's own id and
    * body. `resent` counts them.
    */
-  async resendEvent(scope: MerchantScope, id: string): Promise<{ object: 'webhook_event'; id: string; resent: number }> {
-    return { object: 'webhook_event', id, resent: await redeliverEvent(this.deps.db, scope, id) };
+  async resendEvent(scope: MerchantScope, id: string, commitWith?: CommitWith<Resent>): Promise<Resent> {
+    return redeliverEvent(this.deps.db, scope, id, commitWith);
   }
 }
 
@@ -239,11 +260,13 @@ export class WebhookService {
  * once, with the event's own id and body (the rule that wrote its first deliveries, read now). Answers how
  * many were written.
  */
-async function redeliverEvent(db: Db, scope: MerchantScope, id: string): Promise<number> {
+async function redeliverEvent(db: Db, scope: MerchantScope, id: string, commitWith?: CommitWith<Resent>): Promise<Resent> {
   return transaction(db, async (tx) => {
     if (!(await events.findEventId(tx, scope, id))) throw notFound('webhook event', id);
     const deliveries = enqueueDeliveriesStatement(tx, [id]);
     const [result] = await runInTransaction(tx, new WriteBatch().add(deliveries.statement, deliveries.onCommit));
-    return deliveries.written(result!);
+    const resent: Resent = { object: 'webhook_event', id, resent: deliveries.written(result!) };
+    await commitWith?.inTransaction(tx, resent);
+    return resent;
   });
 }

@@ -1,7 +1,9 @@
 // The only SQL of idempotency keys: claimed under a unique (merchant, key) constraint, answered once done.
-import type { Insertable } from 'kysely';
-import type { IdempotencyKeysTable } from '../db/schema.js';
-import type { Db } from '../db/transaction.js';
+// The HTTP layer claims and replays keys (src/http/idempotency.ts); the response of a request that writes a
+// record is saved by the record's own transaction (saveResponse in it, or saveResponseStatement in its
+// batch), so that a crash can never leave the record without its response or the response without it.
+import type { CompiledQuery, Insertable } from 'kysely';
+import type { Db, IdempotencyKeysTable, Q } from './schema.js';
 
 export interface KeyRef {
   merchantId: string;
@@ -35,16 +37,19 @@ export async function forgetKey(db: Db, ref: KeyRef, state?: IdempotencyKeysTabl
   await q.execute();
 }
 
-export async function saveResponse(
-  db: Db,
-  ref: KeyRef,
-  response: Pick<IdempotencyKeysTable, 'status_code' | 'content_type' | 'response_body' | 'expires_at'>,
-): Promise<void> {
-  await db
+export type SavedResponse = Pick<IdempotencyKeysTable, 'status_code' | 'content_type' | 'response_body' | 'expires_at'>;
+
+/** The key's response, remembered (only while the key is still this claim's). */
+export function saveResponseStatement(db: Q, ref: KeyRef, response: SavedResponse): CompiledQuery {
+  return db
     .updateTable('idempotency_keys')
     .set({ state: 'done', ...response })
     .where('merchant_id', '=', ref.merchantId)
     .where('idem_key', '=', ref.key)
     .where('created_at', '=', ref.createdAt)
-    .execute();
+    .compile();
+}
+
+export async function saveResponse(db: Q, ref: KeyRef, response: SavedResponse): Promise<void> {
+  await db.executeQuery(saveResponseStatement(db, ref, response));
 }
