@@ -12,7 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { LinkService, linkUrlFor } from './modules/payment-links/index.js';
+import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
   ChainDeposits,
@@ -54,7 +54,13 @@ export async function buildServices(config: Config, database: Database, opts: { 
   // New intents are group-committed: one per process, at most two groups committing at once.
   const creations = new GroupCommit(db, creationBatch, { maxGroupSize: 100, maxRunning: 2 });
   const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers, creations });
-  const links = new LinkService({ db, clocks, intents, linkUrl: linkUrlFor(origins) });
+  const links = new LinkService({
+    db,
+    clocks,
+    intents,
+    linkUrl: linkUrlFor(origins),
+    mintLimiter: createWindowLimiter({ points: LINK_MINTS_PER_MINUTE, durationS: 60, prefix: 'link-mint' }, database.pool),
+  });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));
   // The live M-Pesa rail, when its credentials are configured (DECISIONS "Live payment rails").

@@ -138,9 +138,14 @@ export interface LinkVisit extends PublicResponse {
 }
 
 /** Opens a link's url like a browser (GET): mints nothing; keeps the visit's token and cookie. */
-export async function visitLink(s: TestServer, linkUrl: string, opts: { cookie?: string; env?: 'test' | 'live' } = {}): Promise<LinkVisit> {
+export async function visitLink(
+  s: TestServer,
+  linkUrl: string,
+  opts: { cookie?: string; env?: 'test' | 'live'; headers?: Record<string, string> } = {},
+): Promise<LinkVisit> {
   const path = pathOf(linkUrl);
-  const res = await fetch(s.url(opts.env ?? 'test', path), { redirect: 'manual', headers: opts.cookie ? { cookie: opts.cookie } : {} });
+  const headers = { ...(opts.cookie ? { cookie: opts.cookie } : {}), ...opts.headers };
+  const res = await fetch(s.url(opts.env ?? 'test', path), { redirect: 'manual', headers });
   const text = await res.text();
   const token = /<input type="hidden" name="visit" value="([^"]+)">/.exec(text)?.[1] ?? '';
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
@@ -164,11 +169,19 @@ export async function sendLinkForm(
   return { status: res.status, headers: res.headers, text: await res.text(), json: undefined };
 }
 
-/** A new visit that goes on to pay: answers the intent id it minted (the 303 to its checkout). */
+let customers = 0;
+
+/**
+ * A new visit that goes on to pay: answers the intent id it minted (the 303 to its checkout). Each is a
+ * new customer, with an address of its own (X-Forwarded-For, read when the server trusts the test's proxy
+ * address, COWRIE_TRUST_PROXY=127.0.0.1), so that a file minting many is not held to one address's budget.
+ */
 export async function mintFromLink(s: TestServer, linkUrl: string, amount?: string): Promise<string> {
-  const visit = await visitLink(s, linkUrl);
+  customers++;
+  const headers = { 'x-forwarded-for': `198.18.${(customers >> 8) & 255}.${customers & 255}` };
+  const visit = await visitLink(s, linkUrl, { headers });
   if (visit.status !== 200) throw new Error(`link page answered ${visit.status}: ${visit.text.slice(0, 200)}`);
-  const r = await sendLinkForm(s, visit, amount === undefined ? {} : { amount });
+  const r = await sendLinkForm(s, visit, amount === undefined ? {} : { amount }, { headers });
   const location = r.headers.get('location') ?? '';
   if (r.status !== 303 || !/^\/checkout\/pi_[0-9A-Za-z]{24}$/.test(location)) {
     throw new Error(`link form answered ${r.status} ${location}: ${r.text.slice(0, 200)}`);

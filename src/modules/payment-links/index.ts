@@ -7,4 +7,10 @@ export {
   type LinkUrlFor,
   type PaymentLink,
 } from './payment-link.schema.js';
-export { LinkService, type LinkServiceDeps, type OpenLinkResult } from './payment-links.service.js';
+export {
+  LINK_MINTS_PER_MINUTE,
+  LinkService,
+  type LinkServiceDeps,
+  type MintLimiter,
+  type OpenLinkResult,
+} from './payment-links.service.js';

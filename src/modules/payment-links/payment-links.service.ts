@@ -29,18 +29,30 @@ import {
 } from './payment-link.schema.js';
 import * as repo from './payment-links.repo.js';
 
+/** Intents a link page's form may mint per client address a minute, across every link. */
+export const LINK_MINTS_PER_MINUTE = 30;
+
+/** A budget of mints per client address (built on the server's shared rate-limit store). */
+export interface MintLimiter {
+  consume(client: string): Promise<{ allowed: boolean; resetSeconds: number }>;
+}
+
 export interface LinkServiceDeps {
   db: Db;
   clocks: MerchantClocks;
   intents: IntentService;
   linkUrl: LinkUrlFor;
+  /** LINK_MINTS_PER_MINUTE per client address. */
+  mintLimiter: MintLimiter;
 }
 
 /** What the link's page shows on a GET (nothing is minted), or after the customer sent its form. */
 export type OpenLinkResult =
   | { kind: 'inactive'; link: PaymentLinkRow; status: Exclude<LinkStatus, 'active'> }
   | { kind: 'page'; link: PaymentLinkRow; error: string | null }
-  | { kind: 'minted'; link: PaymentLinkRow; intentId: string };
+  | { kind: 'minted'; link: PaymentLinkRow; intentId: string }
+  /** The client address minted its LINK_MINTS_PER_MINUTE: nothing was minted; try again after `retryAfterS`. */
+  | { kind: 'limited'; link: PaymentLinkRow; retryAfterS: number };
 
 const scopeOf = (link: PaymentLinkRow): MerchantScope => ({ merchantId: link.merchant_id, environment: link.environment });
 
@@ -190,9 +202,10 @@ export class LinkService {
    * The customer acts on the link's page (sends its form, with the amount when the link has none): the
    * intent of this visit, minted once. A visit whose intent is still open and for the same amount goes back
    * to it (a double-submitted form, the back button); otherwise a fresh intent is minted and the visit
-   * follows it. Of concurrent sends of one visit, one mints and the others go to its intent.
+   * follows it. Of concurrent sends of one visit, one mints and the others go to its intent. Only a send
+   * that mints spends the client address's budget (LINK_MINTS_PER_MINUTE); past it, nothing is minted.
    */
-  async mint(link: PaymentLinkRow, visit: string, amountText: string | undefined): Promise<OpenLinkResult> {
+  async mint(link: PaymentLinkRow, visit: string, amountText: string | undefined, client: string): Promise<OpenLinkResult> {
     const status = await this.statusOf(link);
     if (status !== 'active') return { kind: 'inactive', link, status };
     let amount = link.amount;
@@ -219,6 +232,8 @@ export class LinkService {
         return { kind: 'minted', link, intentId: previous.payment_intent_id };
       }
     }
+    const budget = await this.deps.mintLimiter.consume(client);
+    if (!budget.allowed) return { kind: 'limited', link, retryAfterS: budget.resetSeconds };
     const intent = this.deps.intents.prepare(scope, now, {
       amount,
       currency: link.currency,

@@ -1,7 +1,9 @@
 // Payment link pages. Opening the url (GET or HEAD, a link preview or a crawler included) shows the link
 // and mints nothing; sending its form (the customer acting, with the amount when the link has none)
-// mints the visit's intent once and sends the customer to its checkout.
+// mints the visit's intent once and sends the customer to its checkout. Each client address mints at most
+// LINK_MINTS_PER_MINUTE intents a minute across every link; past it the form answers a 429 page.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { Type } from 'typebox';
 import { AppError } from '../../../shared/errors.js';
 import { findMerchantName } from '../../merchants/index.js';
@@ -66,7 +68,32 @@ async function linkAnswer(
       );
     case 'minted':
       return reply.code(303).header('location', `/checkout/${opened.intentId}`).send();
+    case 'limited':
+      reply.header('retry-after', String(opened.retryAfterS));
+      return html(
+        reply,
+        429,
+        messagePage(
+          kit.assets,
+          sandbox,
+          'Too many payments started',
+          `Many payments were started from your network in the last minute, so nothing was charged. Try again in ${opened.retryAfterS} seconds.`,
+        ),
+      );
   }
+}
+
+/**
+ * Whose budget a mint spends: the client address as the API sees it (the socket's, or X-Forwarded-For from
+ * a trusted proxy), an IPv4-mapped IPv6 address as its IPv4 form, and an IPv6 address by its /64, the
+ * block one subscriber is given.
+ */
+function mintClient(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
 }
 
 async function openLink(kit: CheckoutKit, request: RequestOf<typeof OpenSchema>, reply: FastifyReply) {
@@ -95,7 +122,7 @@ async function sendLinkForm(kit: CheckoutKit, request: RequestOf<typeof SendSche
   const amount = request.body.amount;
   let minted: OpenLinkResult;
   try {
-    minted = await kit.deps.links.mint(link, visit, amount);
+    minted = await kit.deps.links.mint(link, visit, amount, mintClient(request.ip));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'rates_unavailable') throw err;
     // The customer sees the form again, told that nothing happened; the merchant's log says why.
