@@ -48,83 +48,189 @@ export interface DeliveryWorkerOptions {
 }
 
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
-  const { db, config, logger } = opts;
-  const clock = opts.clock ?? systemClock;
-  const sender = new WebhookSender(config.timeoutMs);
-  const stopping = new AbortController();
-  let stopped = false;
-  let dirty = true;
+  const worker = new WebhookDeliveryWorker(opts);
+  await worker.start();
+  return worker;
+}
+
+class WebhookDeliveryWorker implements DeliveryWorker {
+  private readonly clock: Clock;
+  private readonly sender: WebhookSender;
+  private readonly stopping = new AbortController();
+  private stopped = false;
+  /** Something happened since the loop last looked: it looks again before sleeping. */
+  private dirty = true;
   /** Counts wakes, so that a claim can tell whether anything happened while it ran. */
-  let wakes = 0;
-  let waiter: (() => void) | null = null;
-  let inFlight = 0;
-  const attempts = new Set<Promise<void>>();
-  const queue: AttemptOutcome[] = [];
-  let flushing: Promise<void> | null = null;
+  private wakes = 0;
+  private waiter: (() => void) | null = null;
+  private inFlight = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly queue: AttemptOutcome[] = [];
+  private flushing: Promise<void> | null = null;
+  // Claims run beside the attempts, up to MAX_CLAIMS at once: a claim is a transaction of several
+  // statements, and waiting for one before asking for the next would leave the receivers idle meanwhile.
+  private claiming = 0;
+  /** Slots promised to claims that have not answered yet. */
+  private reserved = 0;
+  private readonly claims = new Set<Promise<void>>();
+  /** The last claim found nothing more due: no claim before this time unless something wakes the worker. */
+  private idleUntil = 0;
+  /** The last claim took all it asked for: more may be due at once. */
+  private moreDue = false;
+  private subscription: Subscription | null = null;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: DeliveryWorkerOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.sender = new WebhookSender(opts.config.timeoutMs);
+  }
+
+  async start(): Promise<void> {
+    const { logger } = this.opts;
+    try {
+      this.subscription = await subscribe(this.opts.pool, DELIVERY_CHANNEL, this.wake, (err) =>
+        logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'),
+      );
+    } catch (err) {
+      logger.warn({ err }, 'webhook LISTEN unavailable; polling');
+    }
+    this.running = this.loop().catch((err: unknown) => logger.error({ err }, 'webhook worker stopped by an error'));
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.subscription?.close();
+    this.wake();
+    await this.running;
+    await Promise.all([...this.claims]);
+    if (this.attempts.size > 0) {
+      const grace = new Promise<void>((r) => setTimeout(r, this.opts.stopGraceMs ?? STOP_GRACE_MS).unref());
+      await Promise.race([Promise.all([...this.attempts]), grace]);
+      this.stopping.abort();
+      await Promise.all([...this.attempts]);
+    }
+    await this.flushing;
+    await this.sender.close();
+  }
 
   /** Runs the loop again. */
-  const poke = () => {
-    dirty = true;
-    const w = waiter;
-    waiter = null;
+  private poke(): void {
+    this.dirty = true;
+    const w = this.waiter;
+    this.waiter = null;
     w?.();
-  };
+  }
+
   /** Something happened that may make deliveries due (a commit, a finished attempt): claim again. */
-  const wake = () => {
-    wakes++;
-    idleUntil = 0;
-    poke();
+  private readonly wake = (): void => {
+    this.wakes++;
+    this.idleUntil = 0;
+    this.poke();
   };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (dirty || stopped) return resolve();
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.dirty || this.stopped) return resolve();
       const timer = setTimeout(() => {
-        waiter = null;
+        this.waiter = null;
         resolve();
       }, ms);
-      waiter = () => {
+      this.waiter = () => {
         clearTimeout(timer);
         resolve();
       };
     });
+  }
 
-  const flush = async (): Promise<void> => {
-    while (queue.length > 0) {
-      const batch = queue.splice(0, queue.length);
-      for (let tries = 1; ; tries++) {
-        try {
-          await recordOutcomes(db, batch);
-          break;
-        } catch (err) {
-          // Unrecorded attempts are not lost: their leases run out and they are tried again.
-          logger.error({ err, attempts: batch.length }, 'recording webhook attempts failed');
-          if (tries >= 3) break;
-          await new Promise((r) => setTimeout(r, 200 * tries));
-        }
+  private async loop(): Promise<void> {
+    const { concurrency } = this.opts.config;
+    while (!this.stopped) {
+      this.dirty = false;
+      const busy = this.inFlight + this.reserved;
+      const room = Math.min(concurrency - busy, BATCH);
+      // Claim in batches: while busy, wait for a quarter of the slots to free up rather than claiming
+      // one delivery per finished attempt.
+      const hasRoom = room > 0 && (busy === 0 || room >= Math.max(1, Math.floor(concurrency / 4)));
+      const now = this.clock.nowMs();
+      const wanted = this.claiming === 0 ? now >= this.idleUntil : this.moreDue;
+      if (hasRoom && this.claiming < MAX_CLAIMS && wanted) {
+        if (this.claiming > 0) this.moreDue = false;
+        this.claim(room);
+        continue;
       }
+      await this.sleep(this.claiming > 0 ? POLL_MS : Math.min(POLL_MS, Math.max(5, this.idleUntil - now)));
     }
-    flushing = null;
-    wake();
-  };
-  const record = (o: AttemptOutcome) => {
-    queue.push(o);
-    flushing ??= flush();
-  };
+  }
 
-  const attempt = async (a: ClaimedAttempt): Promise<void> => {
+  private claim(limit: number): void {
+    this.claiming++;
+    this.reserved += limit;
+    const p = this.claimAndStart(limit)
+      .catch((err: unknown) => {
+        if (!this.stopped) this.opts.logger.error({ err }, 'claiming webhook deliveries failed');
+        this.moreDue = false;
+        this.idleUntil = this.clock.nowMs() + POLL_MS;
+      })
+      .finally(() => {
+        this.claiming--;
+        this.reserved -= limit;
+        this.claims.delete(p);
+        this.poke();
+      });
+    this.claims.add(p);
+  }
+
+  private async claimAndStart(limit: number): Promise<void> {
+    const seen = this.wakes;
+    const claimedAt = this.clock.nowMs();
+    const claimed = await claimDueDeliveries(this.opts.db, claimedAt, this.opts.config.leaseMs, limit);
+    for (const a of claimed) this.launch(a);
+    this.moreDue = claimed.length === limit;
+    if (this.moreDue) {
+      this.idleUntil = 0;
+      return;
+    }
+    // Look again by the next due time, and at least every POLL_MS (work another process may add). What
+    // was due when the claim looked and was not claimed belongs to endpoints with all their attempts
+    // under way: the end of one of those attempts wakes the worker. A wake while this claim ran (an
+    // outcome recorded, a commit) may have made something due that the claim could not see: then look
+    // again at once.
+    const now = this.clock.nowMs();
+    const due = (await nextDueAt(this.opts.db)) ?? Infinity;
+    const next = due > claimedAt ? Math.min(due, now + POLL_MS) : now + POLL_MS;
+    this.idleUntil = this.wakes === seen ? next : 0;
+  }
+
+  /** Starts an attempt beside the others; its end wakes the loop. */
+  private launch(a: ClaimedAttempt): void {
+    this.inFlight++;
+    const p = this.attempt(a)
+      .catch((err: unknown) => this.opts.logger.error({ err, delivery: a.deliveryId }, 'webhook attempt failed unexpectedly'))
+      .finally(() => {
+        this.inFlight--;
+        this.attempts.delete(p);
+        this.wake();
+      });
+    this.attempts.add(p);
+  }
+
+  private async attempt(a: ClaimedAttempt): Promise<void> {
+    const { config, logger } = this.opts;
+    const clock = this.clock;
     const timestamp = Math.floor(clock.nowMs() / 1000);
     const headers = deliveryHeaders(a.endpoint.secret, a.eventId, timestamp, a.body);
     const policy = urlPolicy(a.endpoint.environment, config.allowPrivate);
-    const r = await sender.send(a.endpoint.url, headers, a.body, policy, () => clock.nowMs(), stopping.signal);
+    const r = await this.sender.send(a.endpoint.url, headers, a.body, policy, () => clock.nowMs(), this.stopping.signal);
     const succeeded = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
     const gone = r.statusCode === 410;
     const finishedAt = clock.nowMs();
     // An attempt cut off because this worker is stopping is released: due again at once, for another worker.
-    const released = !succeeded && stopping.signal.aborted;
+    const released = !succeeded && this.stopping.signal.aborted;
     const delay = succeeded || gone ? null : released ? 0 : retryDelayMs(a.attemptNumber, config.backoffScale, r.retryAfterMs);
     if (gone) logger.warn({ endpoint: a.endpoint.id, event: a.eventId }, 'webhook endpoint answered 410: disabled');
     countDelivery(succeeded ? 'succeeded' : gone ? 'gone' : released ? 'released' : 'failed');
-    record({
+    this.record({
       attempt: a,
       succeeded,
       statusCode: r.statusCode,
@@ -137,113 +243,30 @@ export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<
       nextAttemptAt: delay === null ? null : finishedAt + delay,
       gone,
     });
-  };
-
-  const start = (a: ClaimedAttempt) => {
-    inFlight++;
-    const p = attempt(a)
-      .catch((err: unknown) => logger.error({ err, delivery: a.deliveryId }, 'webhook attempt failed unexpectedly'))
-      .finally(() => {
-        inFlight--;
-        attempts.delete(p);
-        wake();
-      });
-    attempts.add(p);
-  };
-
-  // Claims run beside the attempts, up to MAX_CLAIMS at once: a claim is a transaction of several
-  // statements, and waiting for one before asking for the next would leave the receivers idle meanwhile.
-  let claiming = 0;
-  /** Slots promised to claims that have not answered yet. */
-  let reserved = 0;
-  const claims = new Set<Promise<void>>();
-  /** The last claim found nothing more due: no claim before this time unless something wakes the worker. */
-  let idleUntil = 0;
-  /** The last claim took all it asked for: more may be due at once. */
-  let moreDue = false;
-
-  const claim = (limit: number) => {
-    claiming++;
-    reserved += limit;
-    const seen = wakes;
-    const claimedAt = clock.nowMs();
-    const p = claimDueDeliveries(db, claimedAt, config.leaseMs, limit)
-      .then(async (claimed) => {
-        for (const a of claimed) start(a);
-        moreDue = claimed.length === limit;
-        if (moreDue) {
-          idleUntil = 0;
-          return;
-        }
-        // Look again by the next due time, and at least every POLL_MS (work another process may add). What
-        // was due when the claim looked and was not claimed belongs to endpoints with all their attempts
-        // under way: the end of one of those attempts wakes the worker. A wake while this claim ran (an
-        // outcome recorded, a commit) may have made something due that the claim could not see: then look
-        // again at once.
-        const now = clock.nowMs();
-        const due = (await nextDueAt(db)) ?? Infinity;
-        const next = due > claimedAt ? Math.min(due, now + POLL_MS) : now + POLL_MS;
-        idleUntil = wakes === seen ? next : 0;
-      })
-      .catch((err: unknown) => {
-        if (!stopped) logger.error({ err }, 'claiming webhook deliveries failed');
-        moreDue = false;
-        idleUntil = clock.nowMs() + POLL_MS;
-      })
-      .finally(() => {
-        claiming--;
-        reserved -= limit;
-        claims.delete(p);
-        poke();
-      });
-    claims.add(p);
-  };
-
-  const loop = async (): Promise<void> => {
-    while (!stopped) {
-      dirty = false;
-      const busy = inFlight + reserved;
-      const room = Math.min(config.concurrency - busy, BATCH);
-      // Claim in batches: while busy, wait for a quarter of the slots to free up rather than claiming
-      // one delivery per finished attempt.
-      const hasRoom = room > 0 && (busy === 0 || room >= Math.max(1, Math.floor(config.concurrency / 4)));
-      const now = clock.nowMs();
-      const wanted = claiming === 0 ? now >= idleUntil : moreDue;
-      if (hasRoom && claiming < MAX_CLAIMS && wanted) {
-        if (claiming > 0) moreDue = false;
-        claim(room);
-        continue;
-      }
-      await sleep(claiming > 0 ? POLL_MS : Math.min(POLL_MS, Math.max(5, idleUntil - now)));
-    }
-  };
-
-  let subscription: Subscription | null = null;
-  try {
-    subscription = await subscribe(opts.pool, DELIVERY_CHANNEL, wake, (err) =>
-      logger.warn({ err }, 'webhook LISTEN connection lost; reconnecting'),
-    );
-  } catch (err) {
-    logger.warn({ err }, 'webhook LISTEN unavailable; polling');
   }
-  const running = loop().catch((err: unknown) => logger.error({ err }, 'webhook worker stopped by an error'));
 
-  return {
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await subscription?.close();
-      wake();
-      await running;
-      await Promise.all([...claims]);
-      if (attempts.size > 0) {
-        const grace = new Promise<void>((r) => setTimeout(r, opts.stopGraceMs ?? STOP_GRACE_MS).unref());
-        await Promise.race([Promise.all([...attempts]), grace]);
-        stopping.abort();
-        await Promise.all([...attempts]);
+  /** Queues an outcome; the queue is written in batches, one transaction each (the worker's group commit). */
+  private record(o: AttemptOutcome): void {
+    this.queue.push(o);
+    this.flushing ??= this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.queue.length);
+      for (let tries = 1; ; tries++) {
+        try {
+          await recordOutcomes(this.opts.db, batch);
+          break;
+        } catch (err) {
+          // Unrecorded attempts are not lost: their leases run out and they are tried again.
+          this.opts.logger.error({ err, attempts: batch.length }, 'recording webhook attempts failed');
+          if (tries >= 3) break;
+          await new Promise((r) => setTimeout(r, 200 * tries));
+        }
       }
-      await flushing;
-      await sender.close();
-    },
-  };
+    }
+    this.flushing = null;
+    this.wake();
+  }
 }
