@@ -75,9 +75,14 @@ function pathOf(request: FastifyRequest): string {
 const EMPTY_BODY_HASH = hashBody(undefined);
 const EMPTY_OBJECT_HASH = hashBody({});
 
-export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock; lockMs?: number }): void {
-  const { db, clock } = deps;
-  const lockMs = deps.lockMs ?? IDEMPOTENCY_LOCK_MS;
+interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+  /** How long the mark of a request whose process died holds the key. */
+  lockMs?: number;
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
   app.decorateRequest('idempotency', null);
 
   // Callback style, so that a request without the header costs no promise.
@@ -87,60 +92,10 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
       return;
     }
     // A replayed response is sent here, and then the handler must not run: done() is not called.
-    claim(request, reply).then((replayed) => {
+    claim(deps, request, reply).then((replayed) => {
       if (!replayed) done();
     }, done);
   });
-
-  /** Claims the key for this request (false), or answers with the response it already had (true). */
-  async function claim(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const header = request.headers['idempotency-key']!;
-    const key = Array.isArray(header) ? (header[0] ?? '') : header;
-    if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new AppError(
-        'parameter_invalid',
-        `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`,
-        {
-          param: 'Idempotency-Key',
-        },
-      );
-    }
-    const merchantId = request.auth!.merchantId;
-    const requestHash = !request.bodyHash || request.bodyHash === EMPTY_BODY_HASH ? EMPTY_OBJECT_HASH : request.bodyHash;
-    const path = pathOf(request);
-
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const now = clock.nowMs();
-      const claimed = await repo.claimKey(db, {
-        merchant_id: merchantId,
-        idem_key: key,
-        environment: request.environment,
-        method: request.method,
-        path,
-        request_hash: requestHash,
-        state: 'in_progress',
-        status_code: null,
-        content_type: null,
-        response_body: null,
-        created_at: now,
-        expires_at: now + lockMs,
-      });
-      if (claimed) {
-        request.idempotency = { merchantId, key, createdAt: now, saved: null };
-        return false;
-      }
-      const existing = await repo.findKey(db, merchantId, key);
-      if (!existing) continue; // forgotten between the two statements: try to claim it again
-      if (existing.expires_at <= now) {
-        // Past retention, or the lock of a request that died: forget it (only if still that row) and claim.
-        await repo.forgetKey(db, { merchantId, key, createdAt: existing.created_at }, existing.state);
-        continue;
-      }
-      answerExisting(request, reply, existing, path, requestHash);
-      return true;
-    }
-    throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
-  }
 
   app.addHook(
     'onSend',
@@ -157,35 +112,92 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
         return;
       }
       request.idempotency = null;
-      void save(request, reply, idem, payload).then(
+      void saveAsItLeaves(deps.db, request, reply, idem, payload).then(
         () => done(null, payload),
         () => done(null, payload),
       );
     },
   );
+}
 
-  /** Remembers the response of a claimed key (or forgets a 5xx); never fails the response. */
-  async function save(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    idem: NonNullable<FastifyRequest['idempotency']>,
-    payload: unknown,
-  ): Promise<void> {
-    try {
-      if (reply.statusCode >= 500 || typeof payload !== 'string') {
-        await repo.forgetKey(db, idem);
-      } else {
-        await repo.saveResponse(db, idem, {
-          status_code: reply.statusCode,
-          content_type: String(reply.getHeader('content-type') ?? JSON_TYPE),
-          response_body: payload,
-          expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
-        });
-      }
-    } catch (err) {
-      // The response still goes out; the key's lock lapses after IDEMPOTENCY_LOCK_MS.
-      request.log.error({ err, reqId: request.id }, 'could not record idempotent response');
+/** The key of the request, checked: 1 to MAX_KEY_LENGTH printable ASCII characters without spaces. */
+function keyOf(request: FastifyRequest): string {
+  const header = request.headers['idempotency-key']!;
+  const key = Array.isArray(header) ? (header[0] ?? '') : header;
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new AppError(
+      'parameter_invalid',
+      `Invalid Idempotency-Key: use 1 to ${MAX_KEY_LENGTH} printable ASCII characters without spaces`,
+      {
+        param: 'Idempotency-Key',
+      },
+    );
+  }
+  return key;
+}
+
+/** Claims the key for this request (false), or answers with the response it already had (true). */
+async function claim(deps: IdempotencyDeps, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const { db, clock } = deps;
+  const key = keyOf(request);
+  const merchantId = request.auth!.merchantId;
+  const requestHash = !request.bodyHash || request.bodyHash === EMPTY_BODY_HASH ? EMPTY_OBJECT_HASH : request.bodyHash;
+  const path = pathOf(request);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = clock.nowMs();
+    const claimed = await repo.claimKey(db, {
+      merchant_id: merchantId,
+      idem_key: key,
+      environment: request.environment,
+      method: request.method,
+      path,
+      request_hash: requestHash,
+      state: 'in_progress',
+      status_code: null,
+      content_type: null,
+      response_body: null,
+      created_at: now,
+      expires_at: now + (deps.lockMs ?? IDEMPOTENCY_LOCK_MS),
+    });
+    if (claimed) {
+      request.idempotency = { merchantId, key, createdAt: now, saved: null };
+      return false;
     }
+    const existing = await repo.findKey(db, merchantId, key);
+    if (!existing) continue; // forgotten between the two statements: try to claim it again
+    if (existing.expires_at <= now) {
+      // Past retention, or the lock of a request that died: forget it (only if still that row) and claim.
+      await repo.forgetKey(db, { merchantId, key, createdAt: existing.created_at }, existing.state);
+      continue;
+    }
+    answerExisting(request, reply, existing, path, requestHash);
+    return true;
+  }
+  throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
+}
+
+/** Remembers the response of a claimed key (or forgets a 5xx); never fails the response. */
+async function saveAsItLeaves(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  idem: NonNullable<FastifyRequest['idempotency']>,
+  payload: unknown,
+): Promise<void> {
+  try {
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await repo.forgetKey(db, idem);
+    } else {
+      await repo.saveResponse(db, idem, {
+        status_code: reply.statusCode,
+        content_type: String(reply.getHeader('content-type') ?? JSON_TYPE),
+        response_body: payload,
+        expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+      });
+    }
+  } catch (err) {
+    // The response still goes out; the key's mark lapses after the lock time (COWRIE_IDEMPOTENCY_LOCK_S).
+    request.log.error({ err, reqId: request.id }, 'could not record idempotent response');
   }
 }
 
