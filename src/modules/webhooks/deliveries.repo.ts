@@ -75,102 +75,121 @@ function fairDue(db: Db, now: number, limit: number) {
 /** Serializes claims across processes on PostgreSQL (a transaction-scoped advisory lock; its key is arbitrary). */
 const CLAIM_LOCK_KEY = 7_461_901;
 
-/**
- * Claims up to `limit` due deliveries (fairDue chooses them): their next_attempt_at becomes the lease's end,
- * so a claim of a worker that dies is due again when the lease runs out. Claims run one at a time: on
- * PostgreSQL under an advisory lock (across processes), on SQLite as every write. Deliveries whose endpoint was
- * deleted or disabled meanwhile are cancelled here instead, and those of a paused endpoint are parked:
- * still pending, with no attempt counted or opened, and no due time until the endpoint is resumed
- * (releaseDeliveries). Every step is a statement that needs no earlier answer (the claim is found again by
- * its token), so the whole claim is one transaction sent at once: one message to SQLite's thread.
- */
-export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
-  const engine = engineOf(db);
-  const token = `clm_${randomBase62(16)}`;
-  const leaseEnd = now + leaseMs;
-  // 'pending' as a literal: SQLite uses the partial index (WHERE status = 'pending') only for a query
-  // whose condition names that very value, not a bound parameter.
-  const pending = sql.lit<WebhookDeliveryStatus>('pending');
-  // The chosen deliveries, computed once (materialized): the claim's UPDATE must not re-run the choice per row.
-  const claim = db
+/** One claim: its time, its token (deliveries.locked_by) and its lease's end. */
+interface ClaimOf {
+  db: Db;
+  now: number;
+  token: string;
+  leaseEnd: number;
+}
+
+// 'pending' as a literal: SQLite uses the partial index (WHERE status = 'pending') only for a query whose
+// condition names that very value, not a bound parameter.
+const PENDING = sql.lit<WebhookDeliveryStatus>('pending');
+
+/** The claim's own rows, found again through the due-time index: pending, due at the lease's end, holding its token. */
+function ours(c: ClaimOf, t: 'webhook_deliveries' | 'd') {
+  return <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) =>
+    eb.and([
+      eb(sql.ref(`${t}.status`), '=', PENDING),
+      eb(sql.ref(`${t}.next_attempt_at`), '=', c.leaseEnd),
+      eb(sql.ref(`${t}.locked_by`), '=', c.token),
+    ]);
+}
+
+/** Takes the chosen deliveries (computed once, materialized: the UPDATE must not re-run the choice per row). */
+function claimStatement(c: ClaimOf, limit: number) {
+  return c.db
     .with(
       (cte) => cte('due').materialized(),
-      () => fairDue(db, now, limit),
+      () => fairDue(c.db, c.now, limit),
     )
     .updateTable('webhook_deliveries')
-    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: leaseEnd, locked_by: token, updated_at: now }))
+    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: c.leaseEnd, locked_by: c.token, updated_at: c.now }))
     .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-    .where('status', '=', pending);
-  // The claimed rows are found again through the due-time index: pending, due at the lease's end, and
-  // holding this claim's token.
-  const ours =
-    (t: 'webhook_deliveries' | 'd') =>
-    <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) =>
-      eb.and([
-        eb(sql.ref(`${t}.status`), '=', pending),
-        eb(sql.ref(`${t}.next_attempt_at`), '=', leaseEnd),
-        eb(sql.ref(`${t}.locked_by`), '=', token),
-      ]);
-  // A paused endpoint is still usable: its deliveries wait for it instead of being cancelled.
-  const usable = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
-    eb.exists(
-      eb
-        .selectFrom('webhook_endpoints as w')
-        .select('w.id')
-        .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
-        .where('w.status', '!=', 'disabled')
-        .where('w.deleted_at', 'is', null),
-    );
-  const paused = (eb: ExpressionBuilder<DB, 'webhook_deliveries'>) =>
-    eb.exists(
-      eb
-        .selectFrom('webhook_endpoints as w')
-        .select('w.id')
-        .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
-        .where(sql.ref('w.status'), '=', sql.lit<EndpointStatus>('paused')),
-    );
-  const cancel = db
+    .where('status', '=', PENDING);
+}
+
+/** The endpoint of the delivery still takes deliveries (a paused one too: its deliveries wait for it). */
+function usable(eb: ExpressionBuilder<DB, 'webhook_deliveries'>) {
+  return eb.exists(
+    eb
+      .selectFrom('webhook_endpoints as w')
+      .select('w.id')
+      .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
+      .where('w.status', '!=', 'disabled')
+      .where('w.deleted_at', 'is', null),
+  );
+}
+
+function paused(eb: ExpressionBuilder<DB, 'webhook_deliveries'>) {
+  return eb.exists(
+    eb
+      .selectFrom('webhook_endpoints as w')
+      .select('w.id')
+      .whereRef('w.id', '=', 'webhook_deliveries.endpoint_id')
+      .where(sql.ref('w.status'), '=', sql.lit<EndpointStatus>('paused')),
+  );
+}
+
+/** Claimed deliveries whose endpoint was deleted or disabled meanwhile are cancelled. */
+function cancelStatement(c: ClaimOf) {
+  return c.db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
       status: 'cancelled',
       attempt_count: eb('attempt_count', '-', 1),
       next_attempt_at: null,
       locked_by: null,
-      completed_at: now,
+      completed_at: c.now,
     }))
-    .where(ours('webhook_deliveries'))
+    .where(ours(c, 'webhook_deliveries'))
     .where((eb) => eb.not(usable(eb)));
-  // Parking takes back the claim's count and leaves next_attempt_at null, so the row drops out of the due
-  // index: each delivery of a paused endpoint is seen by one claim only, however long the backlog grows,
-  // and nextDueAt does not see it at all (the worker does not wake for it). Claiming first and parking
-  // after, rather than leaving these rows out of the claim, keeps the claim's query a plain walk of the due
-  // index, which would otherwise step over the whole backlog at every claim.
-  const park = db
+}
+
+/**
+ * Claimed deliveries of a paused endpoint are parked. Parking takes back the claim's count and leaves
+ * next_attempt_at null, so the row drops out of the due index: each delivery of a paused endpoint is seen by
+ * one claim only, however long the backlog grows, and nextDueAt does not see it at all (the worker does not
+ * wake for it). Claiming first and parking after, rather than leaving these rows out of the claim, keeps the
+ * claim's query a plain walk of the due index, which would otherwise step over the whole backlog at every
+ * claim.
+ */
+function parkStatement(c: ClaimOf) {
+  return c.db
     .updateTable('webhook_deliveries')
     .set((eb) => ({ attempt_count: eb('attempt_count', '-', 1), next_attempt_at: null, locked_by: null }))
-    .where(ours('webhook_deliveries'))
+    .where(ours(c, 'webhook_deliveries'))
     .where(paused);
-  const prefix = `${ID_PREFIXES.webhook_attempt}_${timeBase62(now)}`;
-  const open = db
+}
+
+/** An attempt row for each claimed delivery, pending until its outcome is recorded. */
+function openAttemptsStatement(c: ClaimOf) {
+  const prefix = `${ID_PREFIXES.webhook_attempt}_${timeBase62(c.now)}`;
+  return c.db
     .insertInto('webhook_attempts')
     .columns(['id', 'delivery_id', 'event_id', 'endpoint_id', 'attempt_number', 'url', 'outcome', 'started_at'])
     .expression(
-      db
+      c.db
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
         .select([
-          sql<string>`${prefix} || ${randomHexSql(engine)}`.as('id'),
+          sql<string>`${prefix} || ${randomHexSql(engineOf(c.db))}`.as('id'),
           'd.id as delivery_id',
           'd.event_id',
           'd.endpoint_id',
           'd.attempt_count',
           'w.url',
           sql.lit('pending').as('outcome'),
-          sql<number>`cast(${now} as bigint)`.as('started_at'),
+          sql<number>`cast(${c.now} as bigint)`.as('started_at'),
         ])
-        .where(ours('d')),
+        .where(ours(c, 'd')),
     );
-  const claimed = db
+}
+
+/** What the worker needs of each claimed attempt: the endpoint, its secret and the event's body. */
+function claimedAttemptsQuery(c: ClaimOf) {
+  return c.db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'a.endpoint_id')
@@ -186,11 +205,30 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
       'w.environment',
       'e.payload',
     ])
-    .where(ours('d'))
+    .where(ours(c, 'd'))
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
+}
+
+/**
+ * Claims up to `limit` due deliveries (fairDue chooses them): their next_attempt_at becomes the lease's end,
+ * so a claim of a worker that dies is due again when the lease runs out. Claims run one at a time: on
+ * PostgreSQL under an advisory lock (across processes), on SQLite as every write. Deliveries whose endpoint was
+ * deleted or disabled meanwhile are cancelled here instead, and those of a paused endpoint are parked:
+ * still pending, with no attempt counted or opened, and no due time until the endpoint is resumed
+ * (releaseDeliveries). Every step is a statement that needs no earlier answer (the claim is found again by
+ * its token), so the whole claim is one transaction sent at once: one message to SQLite's thread.
+ */
+export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
+  const engine = engineOf(db);
+  const c: ClaimOf = { db, now, token: `clm_${randomBase62(16)}`, leaseEnd: now + leaseMs };
   const batch = new WriteBatch();
   if (engine === 'postgres') batch.add(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.compile(db));
-  batch.add(claim.compile()).add(cancel.compile()).add(park.compile()).add(open.compile()).add(claimed.compile());
+  batch
+    .add(claimStatement(c, limit).compile())
+    .add(cancelStatement(c).compile())
+    .add(parkStatement(c).compile())
+    .add(openAttemptsStatement(c).compile())
+    .add(claimedAttemptsQuery(c).compile());
   const results = await runAtomic(db, batch);
   const rows = results.at(-1)!.rows as Array<{
     attempt_id: string;
@@ -208,7 +246,7 @@ export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, l
     eventId: r.event_id,
     attemptId: r.attempt_id,
     attemptNumber: Number(r.attempt_number),
-    token,
+    token: c.token,
     startedAt: now,
     endpoint: { id: r.endpoint_id, url: r.url, secret: r.secret, environment: r.environment },
     body: r.payload,
