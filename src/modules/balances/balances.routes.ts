@@ -7,7 +7,7 @@ import { metaProperties } from '../../http/schemas.js';
 import { requireAuth } from '../../http/scope.js';
 import { BalanceEntryRecord, listBalances } from './balances.service.js';
 
-/** A plain list (section 2.10): `object` and `data` only, no cursor. */
+/** A plain list: `object` and `data` only, no cursor. */
 const BalanceList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(BalanceEntryRecord), ...metaProperties },
   { title: 'BalanceList' },

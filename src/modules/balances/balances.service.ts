@@ -1,5 +1,4 @@
-// Balances (spec 2.5, 4.6; DECISIONS "Settlements, balances, reports"): derived from the ledger, one entry
-// per asset the merchant has ever held in this environment.
+// Balances: derived from the ledger, one entry per asset the merchant has ever held in this environment.
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
 import { ACCOUNTS, accountBalances } from '../ledger/index.js';
 import type { MerchantScope } from '../../shared/scope.js';

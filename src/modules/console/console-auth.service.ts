@@ -1,9 +1,8 @@
-// Who may use the console, and how they prove it (DECISIONS "The merchant console"): users of one merchant
-// with a role, a password (scrypt) and an optional TOTP second factor; server-side sessions behind a cookie
-// holding a random token (only its SHA-256 is stored), with a CSRF token each and a 12-hour idle expiry;
-// five consecutive wrong passwords lock an account for 15 minutes. The sign-in route spends the client
-// address's budget (LOGINS_PER_MINUTE) before calling login. The operator's commands (`cowrie users
-// create`, `reset-password`) use the same service.
+// Who may use the console, and how they prove it: users of one merchant with a role, a password (scrypt) and
+// an optional TOTP second factor; server-side sessions behind a cookie holding a random token (only its
+// SHA-256 is stored), with a CSRF token each and a 12-hour idle expiry; five consecutive wrong passwords lock
+// an account for 15 minutes. The sign-in route spends the client address's budget (LOGINS_PER_MINUTE) before
+// calling login. The operator's commands (`cowrie users create`, `reset-password`) use the same service.
 import { createHash, randomBytes } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import type { ConsoleRole, ConsoleUserRow } from '../../db/schema.js';

@@ -1,4 +1,4 @@
-// The customer as the API shows it (spec 2.8; DECISIONS "Customers").
+// The customer as the API shows it.
 import { Type, type Static } from 'typebox';
 import type { CustomerRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
@@ -13,7 +13,7 @@ const Phone = () =>
     'x-message': 'must be a phone number of digits, optionally starting with + (for example +254712345678)',
   });
 
-/** The body of `POST /customers` (section 2.8). */
+/** The body of `POST /customers`. */
 export const CreateCustomerBody = Type.Object(
   {
     email: Type.Optional(Email()),

@@ -1,4 +1,4 @@
-// Customers (spec 2.8, 4.8; DECISIONS "Customers"): the merchant's stored customer records.
+// Customers: the merchant's stored customer records.
 import { readPage, type Page } from '../../db/pagination.js';
 import type { CustomerRow } from '../../db/schema.js';
 import { transaction, type CommitWith, type Db } from '../../db/transaction.js';

@@ -1,5 +1,5 @@
-// The event feed (spec 4.7; DECISIONS "Webhooks and events"): newest first, or with `after` the events
-// after that one, oldest first, never skipping one whose transaction commits late.
+// The event feed: newest first, or with `after` the events after that one, oldest first, never skipping one
+// whose transaction commits late.
 import { AppError } from '../../shared/errors.js';
 import { RawJson } from '../../shared/raw-json.js';
 import * as repo from './event-feed.repo.js';

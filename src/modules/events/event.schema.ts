@@ -1,4 +1,4 @@
-// The event (spec 6.3; DECISIONS "Webhooks and events"): what webhooks deliver and the feed answers.
+// The event: what webhooks deliver and the feed answers.
 import { Type, type Static } from 'typebox';
 import { DateTime, StringEnum } from '../../shared/schema.js';
 

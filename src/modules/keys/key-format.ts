@@ -31,7 +31,7 @@ export function generateKey(environment: Environment, type: KeyType): string {
   return `cwk_${environment}_${TYPE_TAG[type]}_${randomBase62(40)}`;
 }
 
-/** Keys carry 238 random bits, so a fast hash is enough (DECISIONS "Keys"). */
+/** Keys carry 238 random bits, so a fast hash (SHA-256) is enough: no slow password hash is needed. */
 export function hashKey(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -1,5 +1,5 @@
-// Scope names of section 5.5 plus the customer scopes; the `payment:links:*` spellings of section 4.1 are
-// aliases. A route lists the scopes it accepts and any one of them suffices.
+// The API's scope names, the customer scopes among them; the `payment:links:*` spellings are aliases of
+// `payment_links:*`. A route lists the scopes it accepts and any one of them suffices.
 export const SCOPES = [
   'payments:read',
   'payments:write',

@@ -1,4 +1,4 @@
-// Why a pay attempt failed (DECISIONS "Payment intents": "A failed pay attempt does not end the payment"):
+// Why a pay attempt failed (a failed attempt leaves the intent payable; only the fifth ends it):
 // the closed list of failure codes every rail reports, and the words the merchant and the customer see.
 
 export const FAILURE_CODES = [

@@ -1,5 +1,4 @@
-// The payment intent as the API shows it (section 2.1 plus DECISIONS "Payment intents"): its schema, and
-// its type derived from it.
+// The payment intent as the API shows it: its schema, and its type derived from it.
 import { Type, type Static } from 'typebox';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
@@ -94,7 +93,7 @@ export const paymentIntentProperties = {
   livemode: Type.Boolean(),
 };
 
-/** The body of `POST /payment-intents` (section 4.3). */
+/** The body of `POST /payment-intents`. */
 export const CreateIntentBody = Type.Object(
   {
     amount: DecimalString('Fiat amount, with no more decimals than the currency has'),

@@ -1,4 +1,4 @@
-// Which payment methods an intent may offer (section 2.1 and DECISIONS "Payment intents").
+// Which payment methods an intent may offer, by its currency and settlement asset.
 import type { FiatCurrency, SettlementAsset } from '../../shared/money.js';
 
 export const PAYMENT_METHODS = ['service_balance', 'mpesa', 'card', 'paypal', 'external_wallet'] as const;

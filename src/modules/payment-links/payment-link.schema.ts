@@ -1,4 +1,4 @@
-// The payment link as the API shows it (spec 2.2; DECISIONS "Payment links").
+// The payment link as the API shows it.
 import { Type, type Static } from 'typebox';
 import type { PaymentLinkRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
@@ -9,7 +9,7 @@ import type { Environment } from '../../shared/scope.js';
 export const LINK_STATUSES = ['active', 'inactive', 'completed', 'expired'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** The body of `POST /payment-links` (section 4.5). */
+/** The body of `POST /payment-links`. */
 export const CreateLinkBody = Type.Object(
   {
     title: Type.String({ minLength: 1, maxLength: 200, description: 'Shown to the customer, and the description of every intent minted' }),

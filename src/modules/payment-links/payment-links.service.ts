@@ -1,5 +1,5 @@
-// Payment links (section 2.2, 3.3, 4.5; DECISIONS "Payment links"): create, retrieve, mint a fresh payment
-// intent each time a customer opens the link's url, and the cap on paid payments.
+// Payment links: create, update, list and retrieve; mint a payment intent when a customer sends the link
+// page's form (once per visit); and the cap on paid payments.
 import { readPage, type Page } from '../../db/pagination.js';
 import type { PaymentLinkRow } from '../../db/schema.js';
 import { transaction, type CommitWith, type Db, type Q, type Tx } from '../../db/transaction.js';

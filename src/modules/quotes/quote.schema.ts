@@ -1,11 +1,10 @@
-// The quote as the API shows it, and the body that asks for one (section 4.2; DECISIONS "Amounts,
-// currencies and rates").
+// The quote as the API shows it, and the body that asks for one.
 import { Type, type Static } from 'typebox';
 import type { QuoteRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
 import { DateTime, DecimalString, StringEnum } from '../../shared/schema.js';
 
-/** The body of `POST /quotes` (section 4.2). */
+/** The body of `POST /quotes`. */
 export const QuoteBody = Type.Object(
   {
     source_currency: Type.String({ maxLength: 10, description: 'Fiat currency code, for example KES' }),

@@ -1,5 +1,5 @@
 // What a customer types at the checkout, checked the way a provider would: card number (Luhn), expiry
-// and CVC; M-Pesa phone numbers; wallet networks. The sandbox test values of DECISIONS live here too.
+// and CVC; M-Pesa phone numbers; wallet networks. The sandbox test values live here too.
 import { AppError } from '../../shared/errors.js';
 import type { FailureCode } from '../payment-intents/index.js';
 
@@ -58,7 +58,7 @@ export function checkCard(input: CardInput, nowMs: number): CheckedCard {
 
 export type SandboxCardResult = { outcome: 'success'; thenDispute: boolean } | { outcome: 'attempt_failed'; failureCode: FailureCode };
 
-/** DECISIONS "Sandbox test values": cards. Any other valid card succeeds. */
+/** The sandbox test cards (docs/api-reference.md, "Hosted checkout"). Any other valid card succeeds. */
 export function sandboxCardResult(number: string): SandboxCardResult {
   switch (number) {
     case '4000000000000002':
@@ -92,7 +92,7 @@ export type SandboxMpesaResult =
   | { outcome: 'review' }
   | { outcome: 'attempt_failed'; failureCode: 'customer_cancelled' | 'insufficient_funds' | 'timeout' };
 
-/** DECISIONS "Sandbox test values": phone numbers. Any other valid number succeeds. */
+/** The sandbox test phone numbers (docs/api-reference.md, "Hosted checkout"). Any other valid number succeeds. */
 export function sandboxMpesaResult(phone: string): SandboxMpesaResult {
   switch (phone) {
     case '+254700000002':
@@ -108,7 +108,7 @@ export function sandboxMpesaResult(phone: string): SandboxMpesaResult {
   }
 }
 
-/** Networks the external-wallet checkout offers (section 2.1). */
+/** Networks the external-wallet checkout offers. */
 export const WALLET_NETWORKS = ['tron', 'solana', 'base', 'polygon'] as const;
 export type WalletNetwork = (typeof WALLET_NETWORKS)[number];
 export const WALLET_NETWORK_NAMES: Record<WalletNetwork, string> = { tron: 'TRON', solana: 'Solana', base: 'Base', polygon: 'Polygon' };

@@ -1,7 +1,6 @@
-// Where prices come from (DECISIONS "Amounts and currencies"). Two providers answer the same questions: the
-// rate table (COWRIE_RATES_SOURCE=file, the default: COWRIE_RATES_FILE, with a shipped default in
-// config/rates.json), which never goes stale, and the book of live prices kept in the database
-// (COWRIE_RATES_SOURCE=http, rate-book.ts), which does.
+// Where prices come from. Two providers answer the same questions: the rate table (COWRIE_RATES_SOURCE=file,
+// the default: COWRIE_RATES_FILE, with a shipped default in config/rates.json), which never goes stale, and
+// the book of live prices kept in the database (COWRIE_RATES_SOURCE=http, rate-book.ts), which does.
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../shared/errors.js';
 import { Decimal, FIAT_CURRENCIES, SETTLEMENT_ASSETS, type FiatCurrency, type SettlementAsset } from '../../shared/money.js';

@@ -1,9 +1,9 @@
-// One refresh of the live reference prices (DECISIONS "Amounts and currencies"): every source in
-// COWRIE_RATES_URLS is asked for every settlement asset, all at once; each price is the median of the
-// sources that answered it, with any source more than 2 % from that median left out of it; the prices
-// are written to the database with the time of this refresh, and this process's book reads them at once.
-// A price no source could give keeps its last good value (and ages towards stale). Run every
-// COWRIE_RATES_REFRESH_S by the one process holding the refresh lease (src/jobs/rates-refresh.ts).
+// One refresh of the live reference prices: every source in COWRIE_RATES_URLS is asked for every settlement
+// asset, all at once; each price is the median of the sources that answered it, with any source more than 2 %
+// from that median left out of it; the prices are written to the database with the time of this refresh, and
+// this process's book reads them at once. A price no source could give keeps its last good value (and ages
+// towards stale). Run every COWRIE_RATES_REFRESH_S by the one process holding the refresh lease
+// (src/jobs/rates-refresh.ts).
 import type { Logger } from 'pino';
 import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';

@@ -6,7 +6,7 @@
 // call past its time limit gives no price at all.
 import { DECIMAL_PATTERN, Decimal, FIAT_CURRENCIES, type FiatCurrency, type SettlementAsset } from '../../shared/money.js';
 
-/** DECISIONS: a source that has not answered within 5 s is skipped. */
+/** A source that has not answered within 5 s is skipped: it gives no price this time. */
 export const RATE_SOURCE_TIMEOUT_MS = 5_000;
 /** An exchange-rates answer is a few kilobytes; a source sending more is not answering the protocol. */
 const MAX_ANSWER_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-// The refund as the API shows it (spec 2.3; DECISIONS "Refunds").
+// The refund as the API shows it.
 import { Type, type Static } from 'typebox';
 import type { RefundRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';

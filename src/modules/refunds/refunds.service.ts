@@ -1,8 +1,7 @@
-// Refunds (spec 2.3, 3.2, 4.4; DECISIONS "Refunds"). Full refunds only, at most one per payment (a unique
-// index on the payment's refunds that have not failed, behind the intent's row lock), in two steps that
-// never hold a transaction open across a rail call: record the request and reserve its funds; ask the
-// rail; record the outcome. Sandbox refunds succeed at once; live provider-rail refunds stay `requested`
-// until an operator reviews them (`cowrie refunds review`).
+// Refunds: full refunds only, at most one per payment (a unique index on the payment's refunds that have not
+// failed, behind the intent's row lock), in two steps that never hold a transaction open across a rail call:
+// record the request and reserve its funds; ask the rail; record the outcome. Sandbox refunds succeed at
+// once; live provider-rail refunds stay `requested` until an operator reviews them (`cowrie refunds review`).
 import { isUniqueViolation } from '../../db/dialect.js';
 import { readPage, type Page } from '../../db/pagination.js';
 import type { RefundRow, SettlementRow } from '../../db/schema.js';
@@ -36,7 +35,7 @@ export interface RefundServiceDeps {
   log?: { error(obj: object, msg: string): void };
 }
 
-/** Balance payments: 180 days; provider and external-wallet payments: 90 days (spec 4.4 rule 5). */
+/** The refund window after `paid_at`: 180 days for balance payments, 90 days for every other method. */
 export const REFUND_WINDOW_DAYS = { service_balance: 180, other: 90 } as const;
 
 /** TRON and Solana (base58) or EVM (Base, Polygon: 0x and 40 hex digits) addresses. */

@@ -1,5 +1,5 @@
-// Payment and settlement reports (spec 4.6; DECISIONS "Settlements, balances, reports"): a window of
-// inclusive UTC dates by the merchant's clock, as JSON pages or as one streamed CSV attachment.
+// Payment and settlement reports: a window of inclusive UTC dates by the merchant's clock, as JSON pages or
+// as one streamed CSV attachment.
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';

@@ -1,4 +1,4 @@
-// Sandbox test helpers (DECISIONS "Sandbox test helpers"): the payment driver and the sandbox clock.
+// Sandbox test helpers: the payment driver and the sandbox clock.
 // A live key gets 400 sandbox_only.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';

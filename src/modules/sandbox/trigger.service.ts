@@ -1,7 +1,7 @@
-// The sandbox trigger (spec 4.7; DECISIONS "Webhooks and events"): records a sample event of any type,
-// built from the merchant's most recent sandbox payment intent (or a synthetic one when there is none),
-// through recordEvent, so it reaches the feed and every subscribed sandbox endpoint like a real event.
-// The sample changes nothing: the intent itself keeps its status.
+// The sandbox trigger: records a sample event of any type, built from the merchant's most recent sandbox
+// payment intent (or a synthetic one when there is none), through recordEvent, so it reaches the feed and
+// every subscribed sandbox endpoint like a real event. The sample changes nothing: the intent itself keeps
+// its status.
 import type { PaymentIntentRow } from '../../db/schema.js';
 import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
 import { MINUTE_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';

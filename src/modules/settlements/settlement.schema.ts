@@ -1,4 +1,4 @@
-// The settlement as the API shows it (spec 2.4; DECISIONS "Settlements, balances, reports").
+// The settlement as the API shows it.
 import { Type, type Static } from 'typebox';
 import type { SettlementRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';

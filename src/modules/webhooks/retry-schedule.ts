@@ -1,7 +1,6 @@
-// The retry ladder (DECISIONS "Webhooks and events"): up to 8 attempts, at once and then after 5 s,
-// 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, each wait with ±20 % jitter and multiplied by
-// COWRIE_WEBHOOK_BACKOFF_SCALE. A Retry-After on 429 or 503 lengthens the next wait, never past the
-// ladder's longest step, and never adds an attempt.
+// The retry ladder: up to 8 attempts, at once and then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h,
+// each wait with ±20 % jitter and multiplied by COWRIE_WEBHOOK_BACKOFF_SCALE. A Retry-After on 429 or 503
+// lengthens the next wait, never past the ladder's longest step, and never adds an attempt.
 export const MAX_ATTEMPTS = 8;
 
 /** The wait after attempt n (index n - 1), before jitter and scale. */

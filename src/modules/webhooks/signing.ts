@@ -1,7 +1,7 @@
-// Delivery signatures (spec 6.2, DECISIONS "Webhooks and events"). One secret signs two ways:
-// `Service-Signature` is hex HMAC-SHA256 of `<timestamp>.<rawBody>`; `webhook-signature` is the Standard
-// Webhooks form, `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<rawBody>`, keyed by the UTF-8 bytes of
-// the whole `cwk_whsec_…` secret (the `standardwebhooks` library's raw key format).
+// Delivery signatures. One secret signs two ways: `Service-Signature` is hex HMAC-SHA256 of
+// `<timestamp>.<rawBody>`; `webhook-signature` is the Standard Webhooks form, `v1,` + base64 HMAC-SHA256 of
+// `<id>.<timestamp>.<rawBody>`, keyed by the UTF-8 bytes of the whole `cwk_whsec_…` secret (the
+// `standardwebhooks` library's raw key format).
 import { createHmac } from 'node:crypto';
 import { randomBase62 } from '../../shared/ids.js';
 

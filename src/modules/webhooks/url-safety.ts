@@ -1,10 +1,9 @@
-// Where a webhook may be sent (DECISIONS "Webhooks and events"). Live endpoints, and sandbox endpoints
-// unless COWRIE_ALLOW_PRIVATE_WEBHOOKS=1, must be https URLs whose host resolves to public addresses only.
-// The check runs at creation and again at every delivery, inside the connection's own DNS lookup, so the
-// address checked is the address connected to and DNS rebinding cannot reach 127.0.0.1, 10.0.0.0/8,
-// 169.254.169.254, ::1 or any other private or reserved range. Ranges come from ipaddr.js: only its
-// `unicast` range (everything not private, loopback, link-local, reserved, multicast, CGNAT, 6to4,
-// Teredo, NAT64 ...) is public.
+// Where a webhook may be sent. Live endpoints, and sandbox endpoints unless COWRIE_ALLOW_PRIVATE_WEBHOOKS=1,
+// must be https URLs whose host resolves to public addresses only. The check runs at creation and again at
+// every delivery, inside the connection's own DNS lookup, so the address checked is the address connected to
+// and DNS rebinding cannot reach 127.0.0.1, 10.0.0.0/8, 169.254.169.254, ::1 or any other private or reserved
+// range. Ranges come from ipaddr.js: only its `unicast` range (everything not private, loopback, link-local,
+// reserved, multicast, CGNAT, 6to4, Teredo, NAT64 ...) is public.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { promisify } from 'node:util';
 import ipaddr from 'ipaddr.js';

@@ -1,6 +1,5 @@
-// Webhook endpoints and emitted events as the API shows them (spec 2.6, 4.7; DECISIONS "Webhooks and
-// events"): each webhook event lists its deliveries (one per endpoint it was sent to, and one more per
-// resend), and a retrieve also lists every attempt of each.
+// Webhook endpoints and emitted events as the API shows them: each webhook event lists its deliveries (one
+// per endpoint it was sent to, and one more per resend), and a retrieve also lists every attempt of each.
 import { Type, type Static, type TSchema } from 'typebox';
 import type { EventRow, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';

@@ -1,8 +1,8 @@
-// JSON over HTTP to a provider with several URLs (TronGrid bases, Solana RPC endpoints): each call tries
-// the URLs in the order configured and moves to the next on a connection error, a timeout or a 5xx/429
-// answer, as DECISIONS "Live payment rails" says. A 4xx other than 429 is the caller's problem and is not
-// retried elsewhere. A URL that failed rests for a while (it is tried last until then), so a dead first
-// URL costs one timeout, not one per call, and is used again once it is back.
+// JSON over HTTP to a provider with several URLs (TronGrid bases, Solana RPC endpoints): each call tries the
+// URLs in the order configured and moves to the next on a connection error, a timeout or a 5xx/429 answer. A
+// 4xx other than 429 is the caller's problem and is not retried elsewhere. A URL that failed rests for a
+// while (it is tried last until then), so a dead first URL costs one timeout, not one per call, and is used
+// again once it is back.
 import type { ChainNetwork } from '../../../shared/chains.js';
 import { ChainRpcError } from './chain-source.js';
 

@@ -1,6 +1,6 @@
-// A client of Safaricom's Daraja API (M-Pesa Express): the OAuth client-credentials token, the STK push
-// and the STK query, and strict parsing of the STK callback (DECISIONS "Live payment rails"). Written from
-// Daraja's public documentation; it knows nothing of the rest of Cowrie.
+// A client of Safaricom's Daraja API (M-Pesa Express): the OAuth client-credentials token, the STK push and
+// the STK query, and strict parsing of the STK callback. Written from Daraja's public documentation; it knows
+// nothing of the rest of Cowrie.
 import { Buffer } from 'node:buffer';
 import type { FailureCode } from '../../payment-intents/index.js';
 
@@ -239,7 +239,7 @@ export function parseStkCallback(body: unknown): StkCallback {
   return out;
 }
 
-/** Daraja's result codes, as DECISIONS maps them (shared with the sandbox test numbers). */
+/** Daraja's result codes as Cowrie maps them (docs/api-reference.md, "Live M-Pesa"); the sandbox test numbers share the table. */
 export function outcomeOfResultCode(
   code: number,
   desc: string,

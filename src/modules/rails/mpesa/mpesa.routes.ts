@@ -1,5 +1,5 @@
-// Daraja's callback (DECISIONS "Live payment rails"): `POST /rails/mpesa/callback/<token>`, at the origin
-// of every listener, no key (the unguessable token is the credential), answered as Daraja expects.
+// Daraja's callback: `POST /rails/mpesa/callback/<token>`, at the origin of every listener, no key (the
+// unguessable token is the credential), answered as Daraja expects.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MpesaRail } from './mpesa-rail.js';
