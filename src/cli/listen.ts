@@ -1,6 +1,6 @@
-// The merchant developer's commands (DECISIONS "The merchant's developer tools"), built on @cowrie/sdk:
-// `cowrie listen` follows the event feed from the moment it starts and forwards each new event to a local
-// URL, signed as a webhook delivery with a listen secret; `cowrie trigger` fires a sample sandbox event.
+// The merchant developer's commands, built on @cowrie/sdk: `cowrie listen` follows the event feed from the
+// moment it starts and forwards each new event to a local URL, signed as a webhook delivery with a listen
+// secret; `cowrie trigger` fires a sample sandbox event.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthenticationError, ConnectionError, Cowrie, CowrieError, PermissionError, generateHeaders, type Event } from '#sdk';
 import { EVENT_TYPES, type EventType } from '../modules/events/index.js';

@@ -1,4 +1,4 @@
-// Forward cursors for every list (section 4.9): newest first by creation time, ties broken by id, so
+// Forward cursors for every list: newest first by creation time, ties broken by id, so
 // paging never repeats or skips a record; `starting_after` must name a record of this merchant and
 // environment.
 import type { SelectQueryBuilder } from 'kysely';

@@ -74,7 +74,7 @@ export interface ResponseMeta {
   livemode: boolean;
 }
 
-/** A response body with the top-level metadata of section 1. */
+/** A response body with the top-level metadata every JSON response carries. */
 export function withResponseMeta<T extends object>(request: FastifyRequest, body: T): T & ResponseMeta {
   return { ...body, request_id: request.id, environment: request.environment, livemode: request.environment === 'live' };
 }

@@ -1,4 +1,4 @@
-// The error envelope of section 7, the error handler and the not-found handler.
+// The error envelope, the error handler and the not-found handler.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { originOf, type Config } from '../config.js';
 import { AppError, ERROR_CODES, type ErrorCode } from '../shared/errors.js';

@@ -1,8 +1,8 @@
-// Health (DECISIONS "Operating it at scale"): `GET /healthz` answers while the process runs; `GET /readyz`
-// answers 200 once the database answers and its migrations are current, else 503 with the reason. Both at
-// the origin of every listener, without a key, not rate-limited, and cheap: one read, no write. With live
-// reference prices, /readyz also says whether any is stale: still 200 then, since the process is fine and
-// everything but new intents and quotes works (a load balancer taking it out would help no one).
+// Health: `GET /healthz` answers while the process runs; `GET /readyz` answers 200 once the database answers
+// and its migrations are current, else 503 with the reason. Both at the origin of every listener, without a
+// key, not rate-limited, and cheap: one read, no write. With live reference prices, /readyz also says whether
+// any is stale: still 200 then, since the process is fine and everything but new intents and quotes works (a
+// load balancer taking it out would help no one).
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { pendingMigrations } from '../db/migrate.js';

@@ -1,7 +1,7 @@
-// The Prometheus listener (DECISIONS "Operating it at scale"): `GET /metrics` on COWRIE_METRICS_PORT, bound
-// to COWRIE_HOST, apart from the API's listeners. It also answers `/healthz` and `/readyz`, so that a
-// worker process, which has no API listener, can be probed too. In a cluster the primary serves the sum
-// of its processes' metrics (prom-client's AggregatorRegistry); each process answers it with its own.
+// The Prometheus listener: `GET /metrics` on COWRIE_METRICS_PORT, bound to COWRIE_HOST, apart from the API's
+// listeners. It also answers `/healthz` and `/readyz`, so that a worker process, which has no API listener,
+// can be probed too. In a cluster the primary serves the sum of its processes' metrics (prom-client's
+// AggregatorRegistry); each process answers it with its own.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';

@@ -1,4 +1,4 @@
-// The query string of every list that takes cursors (section 4.9); the paging itself is src/db/pagination.ts.
+// The query string of every list that takes cursors; the paging itself is src/db/pagination.ts.
 import { Type, type TProperties } from 'typebox';
 
 export function listQuerySchema<T extends TProperties = Record<never, never>>(defaultLimit: number, maxLimit = 100, extra: T = {} as T) {

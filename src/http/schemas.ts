@@ -4,7 +4,7 @@ import { StringEnum } from '../shared/schema.js';
 
 export const EnvironmentName = StringEnum(['test', 'live'] as const);
 
-/** Top-level fields of every JSON response (section 1). */
+/** Top-level fields of every JSON response. */
 export const metaProperties = {
   request_id: Type.String({ description: 'Same as the `Service-Request-Id` header; quote it to support.' }),
   environment: EnvironmentName,
@@ -38,7 +38,7 @@ export function withMeta<T extends Record<string, TSchema>>(properties: T, opts:
   return Type.Object({ ...properties, ...metaProperties }, { additionalProperties: false, ...opts });
 }
 
-/** The list envelope of section 2.10 around a record schema. */
+/** The list envelope around a record schema. */
 export function ListOf(item: TSchema, opts: { title: string; paged?: boolean }) {
   return Type.Object(
     {

@@ -96,7 +96,7 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'null',
 };
 
-/** Turns the first Ajv error of a request part into the API's error (section 7 and DECISIONS). */
+/** Turns the first Ajv error of a request part into the API's error (docs/api-reference.md, "Errors"). */
 export function validationToAppError(errors: ErrorObject[], part: string | undefined): AppError {
   const e = errors[0];
   if (!e) return new AppError('parameter_invalid', 'The request is invalid');

@@ -1,6 +1,6 @@
-// The on-chain networks of external-wallet payments (section 2.1) and what is fixed about each: the
-// canonical mainnet stablecoin contracts (EVM, TRON) and mints (Solana), the EVM chain ids, the documented
-// default confirmation depths (DECISIONS "Live payment rails"; docs/api-reference.md).
+// The on-chain networks of external-wallet payments and what is fixed about each: the canonical mainnet
+// stablecoin contracts (EVM, TRON) and mints (Solana), the EVM chain ids, the documented default confirmation
+// depths (docs/api-reference.md, "Live on-chain payments").
 
 export const CHAIN_NETWORKS = ['tron', 'solana', 'base', 'polygon'] as const;
 export type ChainNetwork = (typeof CHAIN_NETWORKS)[number];

@@ -1,5 +1,5 @@
-// One error class, one closed list of codes, one code -> status/type table. Services throw AppError;
-// the HTTP layer turns it into the envelope of section 7. /docs/errors is rendered from this table, so
+// One error class, one closed list of codes, one code -> status/type table. Services throw AppError; the HTTP
+// layer turns it into the API's error envelope. /docs/errors is rendered from this table, so
 // every code the server can answer with is documented there.
 
 export type ErrorType =

@@ -1,7 +1,7 @@
-// The rules of `metadata`, the free-form JSON object every resource that takes one accepts (DECISIONS
-// "Metadata"): values of any JSON type, nested; at most 50 top-level keys of 1 to 40 characters, at most 5
-// levels deep (the metadata object is the first), at most 16 KiB as JSON text, no key twice in one object.
-// Keys and values without NUL characters are the JSON parser's rule for every string of a body.
+// The rules of `metadata`, the free-form JSON object every resource that takes one accepts: values of any
+// JSON type, nested; at most 50 top-level keys of 1 to 40 characters, at most 5 levels deep (the metadata
+// object is the first), at most 16 KiB as JSON text, no key twice in one object. Keys and values without NUL
+// characters are the JSON parser's rule for every string of a body.
 import { duplicateKeyPath, jsonTextOf } from './raw-json.js';
 
 export const METADATA_LIMITS = { keys: 50, keyLength: 40, depth: 5, bytes: 16 * 1024 } as const;

@@ -1,7 +1,7 @@
-// Prometheus metrics (DECISIONS "Operating it at scale"), made with prom-client: one registry per process,
-// every name `cowrie_…`, labels of bounded cardinality (a route's pattern, a status, an outcome: never an
-// id). Domain code calls the small functions below and knows nothing of prom-client. Collection is off
-// when the operator turns metrics off (COWRIE_METRICS_PORT=0), so the request path pays nothing then.
+// Prometheus metrics, made with prom-client: one registry per process, every name `cowrie_…`, labels of
+// bounded cardinality (a route's pattern, a status, an outcome: never an id). Domain code calls the small
+// functions below and knows nothing of prom-client. Collection is off when the operator turns metrics off
+// (COWRIE_METRICS_PORT=0), so the request path pays nothing then.
 import client from 'prom-client';
 
 export const registry = new client.Registry();

@@ -1,5 +1,4 @@
-// The merchant and environment every record belongs to (DECISIONS "Environments and addresses"): every
-// query of a merchant's data is confined to one.
+// The merchant and environment every record belongs to: every query of a merchant's data is confined to one.
 export type Environment = 'live' | 'test';
 
 export interface MerchantScope {
