@@ -1,6 +1,6 @@
 // Statements of the request path, compiled once per shape. Kysely builds an operation tree and compiles it
 // to SQL on every call; for a statement run on every request (or every batch) that is most of its cost
-// (measured: the create-intent benchmark spends about 15 % more CPU on SQLite without it).
+// (bench/README.md says what compiling once saves create intent).
 //
 // A statement is described once, by the function that builds it from its arguments. The first time a
 // shape of arguments is seen (the lengths of the arrays among them, the keys of their objects), the
