@@ -1,4 +1,4 @@
-// Money after payment: the double-entry ledger, settlements and refunds (issue 6).
+// Money after payment: the double-entry ledger, settlements and refunds.
 import { sql, type Kysely } from 'kysely';
 import { addSerialPrimaryKey, bigintType, decimalType, engineOf } from '../dialect.js';
 

@@ -1,5 +1,4 @@
-// Payment links take `metadata` like every other resource that does (DECISIONS "Metadata"); the intents
-// a link mints carry it.
+// Payment links take `metadata` like every other resource that does; the intents a link mints carry it.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

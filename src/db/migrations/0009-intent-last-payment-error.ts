@@ -1,5 +1,5 @@
-// A failed pay attempt no longer ends the payment (DECISIONS "Payment intents"): the intent keeps the last
-// attempt's failure, `{code, message, payment_method}` as JSON, until a later attempt succeeds.
+// A failed pay attempt no longer ends the payment: the intent keeps the last attempt's failure,
+// `{code, message, payment_method}` as JSON, until a later attempt succeeds.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,5 +1,5 @@
-// Payment links that can be deactivated, and that mint an intent when the customer acts rather than on
-// every GET (issue 19): `active` (1 or 0), and one row per visit naming the intent that visit minted, so
+// Payment links that can be deactivated, and that mint an intent when the customer acts rather than on every
+// GET: `active` (1 or 0), and one row per visit naming the intent that visit minted, so
 // that a double-submitted form or a back-and-forward mints once.
 import type { Kysely } from 'kysely';
 import { bigintType, engineOf } from '../dialect.js';

@@ -1,7 +1,7 @@
-// The live M-Pesa rail (issue 15): a rail payment keeps the provider's request id (Daraja's
-// CheckoutRequestID), the SHA-256 of its unguessable callback token, the provider's reference once paid
-// (the M-Pesa receipt number) and how many times it was asked about; the intent shows the provider's
-// reference of the payment that paid it.
+// The live M-Pesa rail: a rail payment keeps the provider's request id (Daraja's CheckoutRequestID), the
+// SHA-256 of its unguessable callback token, the provider's reference once paid (the M-Pesa receipt
+// number) and how many times it was asked about; the intent shows the provider's reference of the payment
+// that paid it.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

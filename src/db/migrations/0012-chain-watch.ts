@@ -1,4 +1,4 @@
-// The live on-chain wallet rail (issue 16): a cursor per network (how far its watcher has read the chain),
+// The live on-chain wallet rail: a cursor per network (how far its watcher has read the chain),
 // and every transfer of a configured token to a configured address the watcher has seen: waiting for its
 // depth, confirmed, or removed by a reorganisation, with what it came to (credited to an intent, a
 // duplicate payment, unmatched, or claimed later by the operator). A transfer is one row whatever happens:

@@ -1,4 +1,4 @@
-// The merchant console (issue 17): console users (one merchant each, a role, a memory-hard password hash,
+// The merchant console: console users (one merchant each, a role, a memory-hard password hash,
 // an optional TOTP secret, the count of consecutive wrong passwords and the lock it leads to), server-side
 // sessions (the SHA-256 of the cookie's token, the CSRF token, idle expiry), the audit log of what users
 // did, and the merchant's business verification (KYB) details, status reason and submission time.

@@ -1,4 +1,4 @@
-// The merchant's transaction PIN (issue 17, part 5): the owner's second secret for balance refunds in the
+// The merchant's transaction PIN: the owner's second secret for balance refunds in the
 // console, stored hashed (scrypt), with the count of consecutive wrong PINs and the lock they lead to; and
 // the indexes the console reads: payments searched by merchant_reference, an endpoint's latest deliveries.
 import { type Kysely } from 'kysely';

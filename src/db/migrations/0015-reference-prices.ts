@@ -1,7 +1,7 @@
-// Live reference prices (issue 29; DECISIONS "Amounts and currencies"): the last good price of each settlement
-// asset in each fiat currency, with the time of the fetch that made it, so that every process and a
-// restart see the same prices and know how old they are. The price is kept as the exact decimal text that
-// GET /rates shows and quotes embed (no arithmetic runs on it in SQL, and numeric would pad it with zeros).
+// Live reference prices: the last good price of each settlement asset in each fiat currency, with the time of
+// the fetch that made it, so that every process and a restart see the same prices and know how old they are.
+// The price is kept as the exact decimal text that GET /rates shows and quotes embed (no arithmetic runs on
+// it in SQL, and numeric would pad it with zeros).
 import type { Kysely } from 'kysely';
 import { bigintType, engineOf } from '../dialect.js';
 
