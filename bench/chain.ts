@@ -1,4 +1,4 @@
-// The chain watcher against Anvil (issue 16, part 6):
+// The chain watcher against Anvil:
 // 1. catch-up: 1,000 live intents each given its exact amount, 1,000 transfers of those amounts spread over
 //    10,000 blocks, then one watcher tick from block 0 (scan in COWRIE_CHAIN_BLOCK_RANGE pages, every
 //    transfer recorded, matched, read again at its depth and paid): blocks a second and transfers a second;

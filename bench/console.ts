@@ -1,4 +1,4 @@
-// The merchant console's pages with 100,000 payments in the merchant's sandbox (issue 17): a server process
+// The merchant console's pages with 100,000 payments in the merchant's sandbox: a server process
 // (built from dist/) over a database seeded in bulk, a signed-in owner, and each page fetched 200 times in
 // a row after 20 warm-up fetches; p50 and p95 in milliseconds (target: p95 under 50 ms) on SQLite, and on
 // PostgreSQL when a server answers.

@@ -1,4 +1,4 @@
-// What metrics cost the create-intent path (issue 14, part 2): the same server on SQLite with metrics off
+// What metrics cost the create-intent path: the same server on SQLite with metrics off
 // (COWRIE_METRICS_PORT=0, nothing collected) and on, measured alternately (off, on, off, on) in one run;
 // requests a second and p99 of each, and the difference of the means.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Create-intent against 1 and 2 API processes on one PostgreSQL database (issue 14, part 7): the same load
+// Create-intent against 1 and 2 API processes on one PostgreSQL database: the same load
 // offered to `cowrie serve --role api --processes 1` and `--processes 2`, side by side in one run, with
 // requests a second, p50 and p99 of each. The load generator runs here, on the same machine.
 import autocannon from 'autocannon';

@@ -1,4 +1,4 @@
-// Webhook delivery benchmark (issue 5), on SQLite and PostgreSQL:
+// Webhook delivery benchmark, on SQLite and PostgreSQL:
 // 1. throughput: a backlog of N events, each with one delivery, is written while the server is stopped;
 //    the server starts and its worker drains the backlog to a local receiver: deliveries per second from
 //    the first arrival to the last;
