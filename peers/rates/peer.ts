@@ -1,5 +1,5 @@
 // A local price source for tests and a laptop, speaking Coinbase's public exchange-rates protocol (as
-// DECISIONS "Amounts and currencies" writes it down, from docs.cdp.coinbase.com):
+// Coinbase documents it at docs.cdp.coinbase.com):
 //   GET /v2/exchange-rates?currency=<ASSET>
 //   → 200 {"data": {"currency": "<ASSET>", "rates": {"<CODE>": "<CODE per one ASSET>", …}}}
 // with every price a decimal string, other currencies than Cowrie's among them (as Coinbase answers
