@@ -1,4 +1,4 @@
-// IP allowlists against IPv4-mapped socket addresses (DECISIONS "Keys": an IPv4-mapped IPv6 address counts
+// IP allowlists against IPv4-mapped socket addresses (an IPv4-mapped IPv6 address counts
 // as its IPv4 form), where this machine can listen on one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

@@ -1,7 +1,7 @@
-// The shared authentication suite: every authenticated route of the generated OpenAPI document is put
-// through the same checks (missing, malformed, unknown, revoked and expired keys; the environment of the
-// address; scopes; publishable keys; IP allowlists; suspended merchants), plus the metadata every error and
-// every authenticated response carries (spec sections 1, 5, 7; DECISIONS "Keys", "Every response").
+// The shared authentication suite: every authenticated route of the generated OpenAPI document is put through
+// the same checks (missing, malformed, unknown, revoked and expired keys; the environment of the address;
+// scopes; publishable keys; IP allowlists; suspended merchants), plus the metadata every error and every
+// authenticated response carries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { revokeKey, rotateKey, SCOPES, type IssuedKey, type Scope } from '../src/modules/keys/index.js';
@@ -70,7 +70,7 @@ describe(`authentication on every authenticated route (${ENGINE})`, () => {
   });
   afterAll(async () => s?.stop());
 
-  it('finds the authenticated routes in the OpenAPI document, with the scopes of section 4.1', () => {
+  it('finds the authenticated routes in the OpenAPI document, with their documented scopes', () => {
     const labels = routes.map((r) => r.label);
     expect(labels).toContain(VERIFY);
     expect(labels).toContain('GET /customers');

@@ -1,7 +1,6 @@
-// Bodies a fuzzer sends (DECISIONS "Every response", "Amounts and currencies"): a key twice in one object
-// and nesting past 64 levels answer 400 parameter_invalid naming where, before anything runs and writing
-// nothing; amounts of more than 15 digits before the point answer 400 on every endpoint that reads one.
-// Bodies are sent as raw text by a real HTTP client.
+// Bodies a fuzzer sends: a key twice in one object and nesting past 64 levels answer 400 parameter_invalid
+// naming where, before anything runs and writing nothing; amounts of more than 15 digits before the point
+// answer 400 on every endpoint that reads one. Bodies are sent as raw text by a real HTTP client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathOf, sendLinkForm, visitLink } from './helpers/checkout.js';
 import { expectError } from './helpers/expect.js';

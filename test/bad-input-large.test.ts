@@ -1,7 +1,7 @@
-// Bodies over the 1 MiB limit (DECISIONS "Every response"): every one is answered 413 request_too_large in
-// the error envelope, never a cut connection, also when many arrive at once on a busy machine. The server
-// refuses before reading the body and closes the connection, so it reads and throws away the rest first:
-// closing on a client still sending would reset the connection before the client reads its answer.
+// Bodies over the 1 MiB limit: every one is answered 413 request_too_large in the error envelope, never a cut
+// connection, also when many arrive at once on a busy machine. The server refuses before reading the body and
+// closes the connection, so it reads and throws away the rest first: closing on a client still sending would
+// reset the connection before the client reads its answer.
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';

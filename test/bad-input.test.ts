@@ -1,6 +1,5 @@
-// Bad input against POST /customers and GET /customers (DECISIONS "Every response", "Lists"): each
-// refusal is a 4xx in the section 7 envelope and writes nothing; hostile-looking but valid text is
-// stored and returned exactly.
+// Bad input against POST /customers and GET /customers: each refusal is a 4xx in the error envelope and
+// writes nothing; hostile-looking but valid text is stored and returned exactly.
 import { Readable } from 'node:stream';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

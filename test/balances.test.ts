@@ -1,5 +1,4 @@
-// Balances (spec 2.5, 2.10, 4.6; DECISIONS "Settlements, balances, reports"): a plain list derived from
-// the ledger, one entry per asset ever held, per environment.
+// Balances: a plain list derived from the ledger, one entry per asset ever held, per environment.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { DAY, advanceClock, applyLive, expectLedgerInvariant, newIntent, paidSandboxIntent } from './helpers/ledger-invariant.js';

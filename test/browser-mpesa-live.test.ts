@@ -1,5 +1,5 @@
-// The live checkout paying by M-Pesa end to end in a real browser (issue 15, part 8): Debian's chromium
-// driven by playwright-core against a server whose live M-Pesa rail talks to the Daraja peer. The
+// The live checkout paying by M-Pesa end to end in a real browser: Debian's chromium driven by
+// playwright-core against a server whose live M-Pesa rail talks to the Daraja peer. The
 // customer picks M-Pesa, enters a phone, sees "Check your phone", then "Paid" once the peer's callback
 // arrives; a cancelled push shows the failure and lets the customer pay again. axe: no serious or critical
 // violation. Skipped, saying so, only where /usr/bin/chromium is absent (.ci/run installs it).

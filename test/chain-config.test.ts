@@ -1,6 +1,6 @@
-// The on-chain rail's configuration (DECISIONS "Live payment rails"): a network is on when its RPC URLs and
-// address are set; tokens default to the canonical mainnet contracts and depths to the documented ones;
-// anything missing or malformed names itself at start. And the failover order of the RPC URLs.
+// The on-chain rail's configuration: a network is on when its RPC URLs and address are set; tokens default to
+// the canonical mainnet contracts and depths to the documented ones; anything missing or malformed names
+// itself at start. And the failover order of the RPC URLs.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { urlOrder } from '../src/modules/rails/chain/http-failover.js';

@@ -1,4 +1,4 @@
-// The live on-chain wallet rail on EVM networks (issue 16), against Anvil, a real Ethereum node, with
+// The live on-chain wallet rail on EVM networks, against Anvil, a real Ethereum node, with
 // 6-decimal ERC-20 tokens the test deploys: Base and Polygon are two Anvil chains (Base Sepolia's and
 // Amoy's chain ids), each watched through a dead first RPC URL and Anvil second (failover at every call).
 // Covered: an exact transfer seen at once (confirming) and paid at the depth after being read again; wrong

@@ -1,4 +1,4 @@
-// The live on-chain wallet rail on TRON and Solana (issue 16), behind the same watcher as the EVM networks,
+// The live on-chain wallet rail on TRON and Solana, behind the same watcher as the EVM networks,
 // against protocol-faithful local peers (peers/tron, peers/solana): a TronGrid-compatible HTTP API and a
 // Solana JSON-RPC node. Each network is configured with a dead first RPC URL (failover) and its documented
 // default depth (TRON 19 blocks, Solana 32 slots, that is finalized). Covered on each: an exact transfer

@@ -1,5 +1,5 @@
-// Paying on the hosted checkout over HTTP (spec 2.1, 3.1; DECISIONS "Sandbox test values"): card, M-Pesa and
-// PayPal through the sandbox rails, with every test value.
+// Paying on the hosted checkout over HTTP: card, M-Pesa and PayPal through the sandbox rails, with every test
+// value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import {
@@ -92,7 +92,7 @@ describe(`hosted checkout (${ENGINE})`, () => {
       }
     });
 
-    it('STK push: pending, then each test number resolves as DECISIONS says (failures leave the intent payable)', async () => {
+    it('STK push: pending, then each test number resolves as documented (failures leave the intent payable)', async () => {
       const cases = [
         { phone: '+254700000001', status: 'paid', failure: null, event: 'payment_intent.paid' },
         { phone: '0700000002', status: 'awaiting_payment', failure: 'customer_cancelled', event: 'payment_intent.payment_failed' },

@@ -1,5 +1,5 @@
-// The hosted checkout's page over HTTP (spec 1, 2.1; DECISIONS "Payment intents"): what it shows, its security
-// headers and anti-forgery token, the live status document, and payment from the balance.
+// The hosted checkout's page over HTTP: what it shows, its security headers and anti-forgery token, the live
+// status document, and payment from the balance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import {

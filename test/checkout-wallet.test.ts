@@ -1,5 +1,5 @@
-// External-wallet payments and receiving caps on the hosted checkout (spec 2.1; DECISIONS "Sandbox test
-// values", "Payment intents"): exact amounts, unmatched deposits, and caps in plain words.
+// External-wallet payments and receiving caps on the hosted checkout: exact amounts, unmatched deposits, and
+// caps in plain words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantLimits } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

@@ -1,4 +1,4 @@
-// The operator's listings and the version (issue 19, part 6): `cowrie --version`, `cowrie merchants list`
+// The operator's listings and the version: `cowrie --version`, `cowrie merchants list`
 // and `cowrie keys list --merchant` (never a secret), run in-process against a fresh database of the
 // engine under test; and the start-up lines naming where the API, checkout, docs and console are.
 import { readFileSync } from 'node:fs';

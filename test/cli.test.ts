@@ -1,6 +1,6 @@
-// The operator's command line (DECISIONS "Running it", "Keys"), run in-process through runCli against a
-// fresh database of the engine under test. Every effect is checked in the database, and every printed key
-// is checked to authenticate through the same code the API uses.
+// The operator's command line, run in-process through runCli against a fresh database of the engine under
+// test. Every effect is checked in the database, and every printed key is checked to authenticate through the
+// same code the API uses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { authenticateKey, ipAllowed, SCOPES } from '../src/modules/keys/index.js';

@@ -1,11 +1,11 @@
-// The merchant console's users and sessions (issue 17, part 1; DECISIONS "The merchant console"), over
-// real HTTP on both engines: the operator's `cowrie users create` and `reset-password`; sign-in with a
-// server-side session behind an HttpOnly SameSite=Lax cookie (Secure when a trusted proxy says the request
-// came over https; the same header from anyone else is ignored); five wrong passwords lock an account for 15
-// minutes; 20 sign-ins a minute per client address; CSRF tokens on every form; the 12-hour idle expiry;
-// password change signing the other sessions out; TOTP; roles; business verification submitted by the
-// owner and approved or refused by the operator; and the audit log. Each test signs in from its own client
-// address (X-Forwarded-For from a trusted proxy), so the per-address limit is each test's own.
+// The merchant console's users and sessions, over real HTTP on both engines: the operator's `cowrie users
+// create` and `reset-password`; sign-in with a server-side session behind an HttpOnly SameSite=Lax cookie
+// (Secure when a trusted proxy says the request came over https; the same header from anyone else is
+// ignored); five wrong passwords lock an account for 15 minutes; 20 sign-ins a minute per client address;
+// CSRF tokens on every form; the 12-hour idle expiry; password change signing the other sessions out; TOTP;
+// roles; business verification submitted by the owner and approved or refused by the operator; and the audit
+// log. Each test signs in from its own client address (X-Forwarded-For from a trusted proxy), so the
+// per-address limit is each test's own.
 import * as OTPAuth from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';

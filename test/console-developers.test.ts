@@ -1,8 +1,8 @@
-// The merchant console's developer tools (issue 17, part 3), over real HTTP on both engines: API keys
-// (secret, restricted with scope checkboxes, publishable; a live IP allowlist; rotate with a grace period;
-// revoke; the key shown once) and webhook endpoints (created with the secret shown once; pause and resume
-// losing nothing; the secret rotated at once; deleted), each checked through the API or a real webhook
-// receiver; a viewer offered none of it; the live side closed until the business is verified.
+// The merchant console's developer tools, over real HTTP on both engines: API keys (secret, restricted with
+// scope checkboxes, publishable; a live IP allowlist; rotate with a grace period; revoke; the key shown once)
+// and webhook endpoints (created with the secret shown once; pause and resume losing nothing; the secret
+// rotated at once; deleted), each checked through the API or a real webhook receiver; a viewer offered none
+// of it; the live side closed until the business is verified.
 import { describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
 import { ENGINE } from './helpers/harness.js';

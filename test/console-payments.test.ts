@@ -1,8 +1,8 @@
-// The merchant console's payments and sandbox tools (issue 17, parts 2 and 4), over real HTTP on both
-// engines: the payments list with its status filter, search by id and merchant_reference and keyset paging;
-// a payment's page with its timeline of events, webhook deliveries with every attempt, and pay attempts;
-// the sandbox driver taking a test payment to every outcome through the API's own code path (the effect
-// checked through the API and a real webhook receiver); the sandbox clock; a viewer offered neither.
+// The merchant console's payments and sandbox tools, over real HTTP on both engines: the payments list with
+// its status filter, search by id and merchant_reference and keyset paging; a payment's page with its
+// timeline of events, webhook deliveries with every attempt, and pay attempts; the sandbox driver taking a
+// test payment to every outcome through the API's own code path (the effect checked through the API and a
+// real webhook receiver); the sandbox clock; a viewer offered neither.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp } from './helpers/console.js';
 import { ENGINE } from './helpers/harness.js';

@@ -1,8 +1,7 @@
-// Balance refunds with the transaction PIN in the merchant console (issue 17, part 5; DECISIONS "The
-// merchant console"), over real HTTP on both engines: the owner sets and changes the PIN with the password;
-// a refund with the right PIN succeeds at once (the intent refunded, `payment_intent.refunded` fired, seen
-// over the API); five wrong PINs lock PIN refunds for 15 minutes; only owners; the API still answers
-// `use_dashboard_refund`.
+// Balance refunds with the transaction PIN in the merchant console, over real HTTP on both engines: the owner
+// sets and changes the PIN with the password; a refund with the right PIN succeeds at once (the intent
+// refunded, `payment_intent.refunded` fired, seen over the API); five wrong PINs lock PIN refunds for 15
+// minutes; only owners; the API still answers `use_dashboard_refund`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { consoleHttp } from './helpers/console.js';

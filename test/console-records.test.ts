@@ -1,7 +1,7 @@
-// The merchant console's record pages (issue 17, part 2), over real HTTP on both engines: refunds,
-// settlements, customers, payment links (created in the console, with the URL to copy and a QR code),
-// events with resend (seen by a real webhook receiver: the same event id again), and the CSV report of a
-// date range; the live side closed until the business is verified.
+// The merchant console's record pages, over real HTTP on both engines: refunds, settlements, customers,
+// payment links (created in the console, with the URL to copy and a QR code), events with resend (seen by a
+// real webhook receiver: the same event id again), and the CSV report of a date range; the live side closed
+// until the business is verified.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { consoleHttp, csrfOf } from './helpers/console.js';
 import { ENGINE } from './helpers/harness.js';
@@ -61,7 +61,7 @@ describe(`merchant console: records (${ENGINE})`, () => {
     expect((await fetch(server().url('test', new URL(links[0].url).pathname))).status).toBe(200);
     const bad = await request('POST', '/console/links?env=test', { form: { _csrf: csrfOf(page.html), title: 'X', currency: 'XXX' } });
     expect(bad.status).toBe(400);
-    // A developer reads links but does not create them (DECISIONS: developers read everything else).
+    // A developer reads links but does not create them: links are among what a developer only reads.
     const devCookie = (await http.signedInUser(merchantId, 'dev@records.example', 'developer')).cookie;
     const devHtml = (await http.request('GET', '/console/links?env=test', { cookie: devCookie })).html;
     expect(devHtml).toContain('Yoga class');

@@ -1,5 +1,4 @@
-// Customers (spec 2.8, 4.8; DECISIONS "Customers", "Every response"): create, retrieve, field
-// validation, and that every refused request writes nothing.
+// Customers: create, retrieve, field validation, and that every refused request writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';

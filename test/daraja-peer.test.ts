@@ -1,4 +1,4 @@
-// The Daraja peer and the Daraja client (issue 15, part 7): the peer checks what it receives as strictly as
+// The Daraja peer and the Daraja client: the peer checks what it receives as strictly as
 // Daraja (token, Password, Timestamp, Amount, phone, field lengths) and answers in Daraja's shapes; the
 // client computes what Daraja checks, caches its token, fetches it once for many calls and again when
 // Daraja forgets it; callbacks are parsed strictly. No database: the same on both engines.
@@ -193,7 +193,7 @@ describe('Daraja peer and client', () => {
     });
   });
 
-  it('result codes map as DECISIONS says', () => {
+  it('result codes map as documented', () => {
     expect(outcomeOfResultCode(0, '')).toEqual({ outcome: 'success' });
     expect(outcomeOfResultCode(1032, '')).toMatchObject({ failureCode: 'customer_cancelled' });
     expect(outcomeOfResultCode(1, '')).toMatchObject({ failureCode: 'insufficient_funds' });

@@ -1,6 +1,6 @@
-// Environments (spec 1, 5.8; DECISIONS "Environments and addresses"): every record belongs to one
-// merchant and one environment and is never visible from the other; the address a request arrives on
-// chooses its environment, by listener or, when both share one port, by the Host header.
+// Environments: every record belongs to one merchant and one environment and is never visible from the other;
+// the address a request arrives on chooses its environment, by listener or, when both share one port, by the
+// Host header.
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { request as undiciRequest } from 'undici';

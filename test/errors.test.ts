@@ -1,7 +1,6 @@
-// The error envelope and the metadata of every response (spec section 7 and 9, DECISIONS "Every
-// response"): 500s hide their detail and are logged with the request id, unknown routes are 404
-// route_not_found, Service-Version is checked, every answer carries Service-Request-Id and
-// Service-Version, and docs_url points at the served /docs/errors entry.
+// The error envelope and the metadata of every response: 500s hide their detail and are logged with the
+// request id, unknown routes are 404 route_not_found, Service-Version is checked, every answer carries
+// Service-Request-Id and Service-Version, and docs_url points at the served /docs/errors entry.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ERROR_CODES } from '../src/shared/errors.js';
 import { expectError, type ErrorExpectations } from './helpers/expect.js';
@@ -249,7 +248,7 @@ describe(`errors and response metadata (${ENGINE})`, () => {
         if (c.code) {
           expectError(r, c.status, c.code, c.param ?? null, on(c.env));
         } else if (r.json !== undefined && c.label !== 'openapi') {
-          // Successful JSON answers carry the same id in the body (section 1).
+          // Successful JSON answers carry the same id in the body.
           expect(r.json.request_id, c.label).toBe(r.headers.get('service-request-id'));
           expect(r.json.environment, c.label).toBe(c.env);
           expect(r.json.livemode, c.label).toBe(c.env === 'live');

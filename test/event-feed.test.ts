@@ -1,6 +1,6 @@
-// The event feed (spec 4.7, 4.9; DECISIONS "Webhooks and events"): newest first; with `after`, strictly
-// newer events oldest first, in commit order, never skipping an event whose transaction commits late.
-// On PostgreSQL a transaction that records an event and holds is interleaved with ones that commit.
+// The event feed: newest first; with `after`, strictly newer events oldest first, in commit order, never
+// skipping an event whose transaction commits late. On PostgreSQL a transaction that records an event and
+// holds is interleaved with ones that commit.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction.js';

@@ -1,7 +1,7 @@
-// The newcomer's first start (DECISIONS "Running it"): the real server process, started as `npm start`
-// starts it (`cowrie serve`, here from the TypeScript sources), on an empty database prints a demo merchant
-// and its sandbox secret key once; that key works at once; SIGTERM shuts the server down cleanly; a second
-// start, or two processes starting together, never make a second demo merchant.
+// The newcomer's first start: the real server process, started as `npm start` starts it (`cowrie serve`, here
+// from the TypeScript sources), on an empty database prints a demo merchant and its sandbox secret key once;
+// that key works at once; SIGTERM shuts the server down cleanly; a second start, or two processes starting
+// together, never make a second demo merchant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';

@@ -1,7 +1,7 @@
-// Health, roles' configuration and logs (issue 14, parts 1, 3 and 5; DECISIONS "Operating it at scale"):
-// `/healthz` and `/readyz` on every listener without a key and outside the rate limit, `/readyz` 503 with
-// the reason when a migration is missing; SQLite refuses a split at start; every log line of a request
-// carries its request id, and every line the process's role and pid. Runs on SQLite and PostgreSQL.
+// Health, roles' configuration and logs: `/healthz` and `/readyz` on every listener without a key and outside
+// the rate limit, `/readyz` 503 with the reason when a migration is missing; SQLite refuses a split at start;
+// every log line of a request carries its request id, and every line the process's role and pid. Runs on
+// SQLite and PostgreSQL.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';

@@ -1,5 +1,5 @@
-// Idempotency keys over time (DECISIONS "Idempotency"): remembered for 24 hours, then forgotten; a lock of a
-// request that died lapses after 60 seconds.
+// Idempotency keys over time: remembered for 24 hours, then forgotten; a lock of a request that died lapses
+// after 60 seconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { IDEMPOTENCY_LOCK_MS } from '../src/http/idempotency.js';

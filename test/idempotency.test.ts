@@ -1,6 +1,6 @@
-// Idempotency-Key on POST (DECISIONS "Idempotency"): byte-for-byte replay, conflicts, scoping per
-// merchant and environment, which outcomes are remembered, 24-hour retention, and exactly one record
-// under concurrent identical requests. Runs once per engine (SQLite, PostgreSQL).
+// Idempotency-Key on POST: byte-for-byte replay, conflicts, scoping per merchant and environment, which
+// outcomes are remembered, 24-hour retention, and exactly one record under concurrent identical requests.
+// Runs once per engine (SQLite, PostgreSQL).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { newKey, expectIdempotencyError, countCustomers, runCount, testRoutes } from './helpers/idempotency.js';

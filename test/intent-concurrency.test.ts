@@ -1,6 +1,6 @@
-// Concurrent moves of one payment intent (DECISIONS "Payment intents", "Idempotency"; the state machine's
-// conditional UPDATE plus row locks): of conflicting moves exactly one wins, every move writes exactly one
-// event, and nothing is lost or counted twice. Runs on SQLite and PostgreSQL.
+// Concurrent moves of one payment intent (the state machine's conditional UPDATE plus row locks): of
+// conflicting moves exactly one wins, every move writes exactly one event, and nothing is lost or counted
+// twice. Runs on SQLite and PostgreSQL.
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';

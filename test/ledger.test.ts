@@ -1,4 +1,4 @@
-// The double-entry ledger (issue 6, part 1): balanced movements only, written in the same transaction as
+// The double-entry ledger: balanced movements only, written in the same transaction as
 // the change that caused them, and the invariant helper that every money test runs after each scenario.
 import { Decimal } from 'decimal.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

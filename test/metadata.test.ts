@@ -1,6 +1,6 @@
-// Metadata (DECISIONS "Metadata", issue 12): every resource that takes it accepts any JSON object within
-// the limits, stores it and echoes it exactly (key order, nesting, number spelling) on create, retrieve,
-// list, webhooks and events; over a limit it is refused with `param` naming the path and nothing written.
+// Metadata: every resource that takes it accepts any JSON object within the limits, stores it and echoes it
+// exactly (key order, nesting, number spelling) on create, retrieve, list, webhooks and events; over a limit
+// it is refused with `param` naming the path and nothing written.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './helpers/wait.js';
 import { ENGINE } from './helpers/harness.js';

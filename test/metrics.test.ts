@@ -1,8 +1,7 @@
-// Prometheus metrics (issue 14, part 2; DECISIONS "Operating it at scale"): the metrics listener on its own
-// port serves `cowrie_` metrics in the Prometheus text format; requests are counted by route pattern and
-// status (never an id), intent moves, rail outcomes and webhook deliveries by outcome, the queue depth and
-// the pool read at scrape time, the process's own metrics; /healthz and /readyz answer there too. Runs on
-// SQLite and PostgreSQL.
+// Prometheus metrics: the metrics listener on its own port serves `cowrie_` metrics in the Prometheus text
+// format; requests are counted by route pattern and status (never an id), intent moves, rail outcomes and
+// webhook deliveries by outcome, the queue depth and the pool read at scrape time, the process's own metrics;
+// /healthz and /readyz answer there too. Runs on SQLite and PostgreSQL.
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';

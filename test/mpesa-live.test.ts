@@ -1,9 +1,9 @@
-// The live M-Pesa rail against the Daraja peer (issue 15; DECISIONS "Live payment rails"): an STK push from
-// the live checkout with Daraja's Password, Nairobi Timestamp and whole shillings, the attempt recorded with
-// Daraja's ids; each result code through the callback; duplicate, late and lost callbacks (the last
-// answered by the STK query); one OAuth token for many payments and a new one when Daraja forgets it;
-// Daraja's error answers as failed attempts; an amount other than asked; unknown and malformed callbacks;
-// refunds left for the operator's review. Runs on SQLite and PostgreSQL.
+// The live M-Pesa rail against the Daraja peer: an STK push from the live checkout with Daraja's Password,
+// Nairobi Timestamp and whole shillings, the attempt recorded with Daraja's ids; each result code through the
+// callback; duplicate, late and lost callbacks (the last answered by the STK query); one OAuth token for many
+// payments and a new one when Daraja forgets it; Daraja's error answers as failed attempts; an amount other
+// than asked; unknown and malformed callbacks; refunds left for the operator's review. Runs on SQLite and
+// PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

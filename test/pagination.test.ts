@@ -1,5 +1,5 @@
-// Cursor pagination of GET /customers (spec 2.10, 4.9, 8; DECISIONS "Lists"): newest first, ties on
-// created_at broken by id descending, so paging never repeats or skips a record, whatever the limit.
+// Cursor pagination of GET /customers: newest first, ties on created_at broken by id descending, so paging
+// never repeats or skips a record, whatever the limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { newId } from '../src/shared/ids.js';

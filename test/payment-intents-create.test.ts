@@ -1,5 +1,5 @@
-// Creating payment intents (spec 2.1, 4.3, 8; DECISIONS "Amounts and currencies", "Payment intents";
-// api-reference "Payment intents"): the embedded quote, methods by currency, validation, idempotent create.
+// Creating payment intents (api-reference "Payment intents"): the embedded quote, methods by currency,
+// validation, idempotent create.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {} from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';

@@ -1,5 +1,5 @@
-// Expiry of payment intents without the sandbox clock (DECISIONS "Payment intents"): an overdue intent is
-// expired by the first read that sees it, before any sweep, and by the background sweep otherwise.
+// Expiry of payment intents without the sandbox clock: an overdue intent is expired by the first read that
+// sees it, before any sweep, and by the background sweep otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

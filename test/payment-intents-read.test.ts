@@ -1,4 +1,4 @@
-// Listing, retrieving and cancelling payment intents (spec 3.1, 4.3; DECISIONS "Payment intents", "Lists").
+// Listing, retrieving and cancelling payment intents.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

@@ -1,5 +1,5 @@
-// The sandbox helpers of payment intents (DECISIONS "Sandbox test helpers"; api-reference "Sandbox helpers"):
-// the payment driver, expiry by the sandbox clock, and receiving caps.
+// The sandbox helpers of payment intents (api-reference "Sandbox helpers"): the payment driver, expiry by the
+// sandbox clock, and receiving caps.
 import { type Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setMerchantLimits } from '../src/modules/merchants/index.js';

@@ -1,6 +1,6 @@
-// Managing payment links over the API (issue 19, part 3): `GET /payment-links` (cursor list, `active`
-// filter) and `POST /payment-links/{id}` (title, amount, cap, expiry, active, metadata; null clears),
-// idempotent like every POST, scoped like the other link routes. Runs on SQLite and PostgreSQL.
+// Managing payment links over the API: `GET /payment-links` (cursor list, `active` filter) and
+// `POST /payment-links/{id}` (title, amount, cap, expiry, active, metadata; null clears), idempotent like
+// every POST, scoped like the other link routes. Runs on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';

@@ -1,7 +1,7 @@
-// A payment link page's form mints at most 30 intents a minute per client address, across every link
-// (DECISIONS "Payment links"): the 31st answers a 429 page with Retry-After and mints nothing; another
-// address still mints; opening pages and going back to an intent already minted spend nothing. The client
-// address is X-Forwarded-For from the trusted proxy (COWRIE_TRUST_PROXY), as the API sees it.
+// A payment link page's form mints at most 30 intents a minute per client address, across every link: the
+// 31st answers a 429 page with Retry-After and mints nothing; another address still mints; opening pages and
+// going back to an intent already minted spend nothing. The client address is X-Forwarded-For from the
+// trusted proxy (COWRIE_TRUST_PROXY), as the API sees it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendLinkForm, visitLink, type LinkVisit } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

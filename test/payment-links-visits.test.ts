@@ -1,7 +1,7 @@
-// A payment link's page mints an intent only when the customer acts, once per visit (issue 19, part 3):
-// GETs, HEADs and previews mint nothing and fire no webhook; the form's visit token is checked like the
-// checkout's; a double-submitted form, the back button and concurrent sends of one visit end in one
-// intent; a deactivated link mints nothing. Runs on SQLite and PostgreSQL.
+// A payment link's page mints an intent only when the customer acts, once per visit: GETs, HEADs and previews
+// mint nothing and fire no webhook; the form's visit token is checked like the checkout's; a double-submitted
+// form, the back button and concurrent sends of one visit end in one intent; a deactivated link mints
+// nothing. Runs on SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { mintFromLink, pathOf, publicCall, sendLinkForm, visitLink } from './helpers/checkout.js';

@@ -1,6 +1,6 @@
-// Payment links (spec 2.2, 3.3, 4.5; DECISIONS "Payment links"): create (idempotent), retrieve with every
-// field, scopes and aliases, opening the url mints a fresh intent, customer-entered amounts, paid_count,
-// the max_payments cap under 20 concurrent payments, and expired or completed links.
+// Payment links: create (idempotent), retrieve with every field, scopes and aliases, opening the url (each
+// visit that goes on to pay mints a fresh intent), customer-entered amounts, paid_count, the max_payments cap
+// under 20 concurrent payments, and expired or completed links.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { mintFromLink, openCheckout, pathOf, pay, publicCall, sendLinkForm, visitLink } from './helpers/checkout.js';

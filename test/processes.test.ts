@@ -1,10 +1,10 @@
-// Several real server processes on one PostgreSQL database (issue 14, part 6; DECISIONS "Operating it at
-// scale"): two `all` processes, and one `api` beside one `worker`. Each topology: 40 concurrent identical
-// idempotent creates make one intent; 20 concurrent refunds of one payment make one refund; a link capped
-// at 3 with 20 concurrent payments ends with exactly 3 paid; `/events?after=` followed while both write
-// never skips or repeats an event; and a process killed with SIGKILL mid-delivery loses no event (every
-// one delivered at least once, the same event id on every attempt). The rate limit shared across
-// processes is proven in rate-limit.test.ts. SQLite serves one process, so this runs on PostgreSQL only.
+// Several real server processes on one PostgreSQL database: two `all` processes, and one `api` beside one
+// `worker`. Each topology: 40 concurrent identical idempotent creates make one intent; 20 concurrent refunds
+// of one payment make one refund; a link capped at 3 with 20 concurrent payments ends with exactly 3 paid;
+// `/events?after=` followed while both write never skips or repeats an event; and a process killed with
+// SIGKILL mid-delivery loses no event (every one delivered at least once, the same event id on every
+// attempt). The rate limit shared across processes is proven in rate-limit.test.ts. SQLite serves one
+// process, so this runs on PostgreSQL only.
 import { get as httpGet } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';

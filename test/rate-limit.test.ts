@@ -1,6 +1,5 @@
-// Per-key rate limits (spec section 8; DECISIONS "Rate limits"): the budget, the 429 and its headers,
-// independence of keys and environments, the reset, and — on PostgreSQL — one budget shared by several
-// server processes.
+// Per-key rate limits: the budget, the 429 and its headers, independence of keys and environments, the reset,
+// and — on PostgreSQL — one budget shared by several server processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +151,7 @@ describe(`rate limits (${ENGINE})`, () => {
   });
 });
 
-// DECISIONS "Rate limits": when several server processes share a database, the limit holds across all.
+// When several server processes share a database, the limit holds across all of them.
 describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processes on one PostgreSQL', () => {
   const LIMIT = 10;
   let database: TestDatabase | null = null;

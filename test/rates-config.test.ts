@@ -1,7 +1,7 @@
-// The variables of the reference prices (issue 29, part 1; DECISIONS "Amounts and currencies"), checked at
-// start: `file` is the default; `http` with its defaults (Coinbase, every 60 s, stale after 600 s); a
-// variable of the other source, a limit no longer than the refresh, a URL that is not http(s) or the same
-// source twice stop the start with a message naming the variable. No database.
+// The variables of the reference prices, checked at start: `file` is the default; `http` with its defaults
+// (Coinbase, every 60 s, stale after 600 s); a variable of the other source, a limit no longer than the
+// refresh, a URL that is not http(s) or the same source twice stop the start with a message naming the
+// variable. No database.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATES_FILE, loadConfig } from '../src/config.js';
 import { combinePrices, medianOf, readAnswer } from '../src/modules/rates/index.js';

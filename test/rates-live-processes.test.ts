@@ -1,5 +1,5 @@
-// Live reference prices in two real server processes on one PostgreSQL database (issue 29, part 2): one
-// process fetches (it holds the `rates-refresh` lease), the other only reads; both answer the same prices
+// Live reference prices in two real server processes on one PostgreSQL database: one process fetches (it
+// holds the `rates-refresh` lease), the other only reads; both answer the same prices
 // and updated_at, and a new price reaches both; when the fetching process dies, the other takes the lease
 // over and fetches. SQLite serves one process, so this runs on PostgreSQL only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

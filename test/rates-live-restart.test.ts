@@ -1,4 +1,4 @@
-// Live reference prices across a restart (issue 29, part 2): the last good prices are in the database, so a
+// Live reference prices across a restart: the last good prices are in the database, so a
 // server started again while every source is down answers them at once (same prices, same updated_at) and
 // makes intents with them while they are fresh; the rate table (COWRIE_RATES_SOURCE=file) stays the default
 // and ignores them. Runs on SQLite and PostgreSQL.

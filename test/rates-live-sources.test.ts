@@ -1,10 +1,9 @@
-// Live reference prices from several sources (issue 29; DECISIONS "Amounts and currencies"), three local
-// sources speaking Coinbase's exchange-rates protocol (peers/rates): a price is the median of the sources
-// that answered, a source more than 2 % from it left out (exactly 2 % stays in), and new quotes and
-// intents use it; a malformed or non-positive price is skipped and logged and the rest of that answer
-// kept; a source that answers no usable JSON, errors, or answers after 5 s is skipped and logged; two
-// sources too far apart give no price, and the last good one stays; metrics count every call by source
-// and outcome and show each asset's price age. Runs on SQLite and PostgreSQL.
+// Live reference prices from several sources, three local sources speaking Coinbase's exchange-rates protocol
+// (peers/rates): a price is the median of the sources that answered, a source more than 2 % from it left out
+// (exactly 2 % stays in), and new quotes and intents use it; a malformed or non-positive price is skipped and
+// logged and the rest of that answer kept; a source that answers no usable JSON, errors, or answers after 5 s
+// is skipped and logged; two sources too far apart give no price, and the last good one stays; metrics count
+// every call by source and outcome and show each asset's price age. Runs on SQLite and PostgreSQL.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RatesPeer } from '../peers/rates/peer.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

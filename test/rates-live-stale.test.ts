@@ -1,10 +1,9 @@
-// Stale live reference prices (issue 29, part 3 and 4; DECISIONS "Amounts and currencies"): once the last
-// good fetch is older than COWRIE_RATES_MAX_AGE_S (the server's clock moved past it while every source
-// fails), creating an intent, a quote or a link-minted intent answers 503 rates_unavailable and writes
-// nothing at all; GET /rates still answers, with the old prices and updated_at; /readyz stays 200 and says
-// which prices are stale; the console home shows the prices, their age and the stale mark; an intent
-// made before still pays (valued at the last known price), and its embedded rate and a locked quote's
-// never change when prices come back. Runs on SQLite and PostgreSQL.
+// Stale live reference prices: once the last good fetch is older than COWRIE_RATES_MAX_AGE_S (the server's
+// clock moved past it while every source fails), creating an intent, a quote or a link-minted intent answers
+// 503 rates_unavailable and writes nothing at all; GET /rates still answers, with the old prices and
+// updated_at; /readyz stays 200 and says which prices are stale; the console home shows the prices, their age
+// and the stale mark; an intent made before still pays (valued at the last known price), and its embedded
+// rate and a locked quote's never change when prices come back. Runs on SQLite and PostgreSQL.
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RatesPeer } from '../peers/rates/peer.js';

@@ -1,6 +1,6 @@
-// Rates and quotes (spec 2.9, 4.2; DECISIONS "Amounts and currencies"; api-reference "Amounts, currencies
-// and rates"): the rate table as GET /rates shows it, quotes on both sides with the rounding written down
-// once (always up), the 10-minute lock on the merchant's clock, and every validation error.
+// Rates and quotes (api-reference "Amounts, currencies and rates"): the rate table as GET /rates shows it,
+// quotes on both sides with the rounding written down once (always up), the 10-minute lock on the merchant's
+// clock, and every validation error.
 import { readFileSync } from 'node:fs';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

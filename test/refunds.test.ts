@@ -1,6 +1,6 @@
-// Refunds (spec 2.3, 3.2, 4.4, 6.1; DECISIONS "Refunds"): POST /refunds, GET /refunds, GET /refunds/{id},
-// the legacy refund-request, every rule and error, at most one refund per payment under concurrency,
-// windows on the sandbox clock, live provider-rail refunds and the operator's review, events and ledger.
+// Refunds: POST /refunds, GET /refunds, GET /refunds/{id}, the legacy refund-request, every rule and error,
+// at most one refund per payment under concurrency, windows on the sandbox clock, live provider-rail refunds
+// and the operator's review, events and ledger.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';

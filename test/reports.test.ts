@@ -1,6 +1,5 @@
-// Reports (spec 4.6, 7, 8; DECISIONS "Settlements, balances, reports"): JSON pages and streamed CSV of
-// paid payments and settlements, the from/to window and its bounds, the export ceiling, formula-injection
-// protection, and the window following the sandbox clock.
+// Reports: JSON pages and streamed CSV of paid payments and settlements, the from/to window and its bounds,
+// the export ceiling, formula-injection protection, and the window following the sandbox clock.
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';

@@ -1,6 +1,5 @@
-// Settlements (spec 2.4, 3.4, 4.6, 6.3; DECISIONS "Settlements, balances, reports"): one per paid payment,
-// pending for a new merchant until the maturing job (following the sandbox clock) makes it available,
-// frozen by a dispute; the paid event's settlement fields; GET /settlements.
+// Settlements: one per paid payment, pending for a new merchant until the maturing job (following the sandbox
+// clock) makes it available, frozen by a dispute; the paid event's settlement fields; GET /settlements.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import {

@@ -1,7 +1,7 @@
-// Graceful shutdown of a real server process (issue 14, part 4; DECISIONS "Operating it at scale"): on
-// SIGTERM it stops accepting connections, answers the request in flight, finishes a webhook attempt that
-// answers within the grace and releases one that does not (due again at once, for another worker), and
-// exits 0 within COWRIE_SHUTDOWN_TIMEOUT_MS. Runs on SQLite and PostgreSQL.
+// Graceful shutdown of a real server process: on SIGTERM it stops accepting connections, answers the request
+// in flight, finishes a webhook attempt that answers within the grace and releases one that does not (due
+// again at once, for another worker), and exits 0 within COWRIE_SHUTDOWN_TIMEOUT_MS. Runs on SQLite and
+// PostgreSQL.
 import { request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';

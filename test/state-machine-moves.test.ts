@@ -1,6 +1,6 @@
-// The payment intent state machine (spec 3.1, 6.1, 6.3; DECISIONS "Payment intents", "Sandbox test
-// helpers"; api-reference "States and events"): the documented tables, and every move of INTENT_MOVES and
-// every event of INTENT_EVENTS_IN_PLACE driven through the API, with the exact events each writes.
+// The payment intent state machine (api-reference "States and events"): the documented tables, and every move
+// of INTENT_MOVES and every event of INTENT_EVENTS_IN_PLACE driven through the API, with the exact events
+// each writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction.js';
 import { INTENT_EVENTS_IN_PLACE, INTENT_MOVES, moveIntent } from '../src/modules/payment-intents/index.js';

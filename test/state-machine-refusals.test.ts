@@ -1,5 +1,5 @@
-// The payment intent state machine: every combination of status and outcome outside the documented
-// tables is refused with 409 and writes nothing (spec 3.1; DECISIONS "Payment intents").
+// The payment intent state machine: every combination of status and outcome outside the documented tables is
+// refused with 409 and writes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transaction } from '../src/db/transaction.js';
 import { moveIntent } from '../src/modules/payment-intents/index.js';

@@ -1,5 +1,5 @@
-// Updating stored records (issue 19, part 3): `POST /customers/{id}` (null clears a field, metadata is
-// replaced), `POST /webhook_endpoints/{id}` (url checked as on creation, events; deliveries follow the new
+// Updating stored records: `POST /customers/{id}` (null clears a field, metadata is replaced),
+// `POST /webhook_endpoints/{id}` (url checked as on creation, events; deliveries follow the new
 // url), and an intent naming a stored customer (`customer: "cus_…"`). Each idempotent like every POST.
 // Runs on SQLite and PostgreSQL.
 import { describe, expect, it } from 'vitest';

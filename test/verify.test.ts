@@ -1,5 +1,5 @@
-// GET /auth/verify (spec 2.11, 4.2, 5.9): every field for secret, restricted, publishable and live keys,
-// the status of rotated keys and of a suspended merchant's live keys, and that it writes nothing.
+// GET /auth/verify: every field for secret, restricted, publishable and live keys, the status of rotated keys
+// and of a suspended merchant's live keys, and that it writes nothing.
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type ApiResponse, type TestServer } from './helpers/harness.js';

@@ -1,7 +1,6 @@
-// Reliability of delivery with real server processes (issue 5, "Reliability, proven"): a server killed
-// with SIGKILL while deliveries are in flight delivers every committed event at least once after a
-// restart, with the same Service-Event-Id on every retry; on PostgreSQL, two server processes sharing one
-// database never deliver the same attempt twice.
+// Reliability of delivery with real server processes: a server killed with SIGKILL while deliveries are in
+// flight delivers every committed event at least once after a restart, with the same Service-Event-Id on
+// every retry; on PostgreSQL, two server processes sharing one database never deliver the same attempt twice.
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';

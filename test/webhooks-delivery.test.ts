@@ -1,6 +1,5 @@
-// Webhook delivery (spec 6.2; DECISIONS "Webhooks and events"): signed deliveries to a real local receiver
-// (verified with crypto alone and with the Standard Webhooks library), the retry ladder, Retry-After,
-// 410, redirects and timeouts.
+// Webhook delivery: signed deliveries to a real local receiver (verified with crypto alone and with the
+// Standard Webhooks library), the retry ladder, Retry-After, 410, redirects and timeouts.
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { retryDelayMs, RETRY_WAITS_MS } from '../src/modules/webhooks/index.js';

@@ -1,5 +1,4 @@
-// Emitted events (spec 4.7; DECISIONS "Webhooks and events"): inspection with deliveries and attempts,
-// resend, and the sandbox trigger.
+// Emitted events: inspection with deliveries and attempts, resend, and the sandbox trigger.
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';

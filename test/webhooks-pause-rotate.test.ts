@@ -1,8 +1,7 @@
-// Pausing, resuming and rotating the secret of a webhook endpoint (DECISIONS "The merchant console":
-// rotate the secret, effective at once; pause and resume, deliveries of a paused endpoint wait, are not
-// attempted and count no attempt, and go out on resume; a paused endpoint has `status` `paused` in the
-// API). The console will call these service methods; the tests call them as it will, against a real
-// server and a real local receiver.
+// Pausing, resuming and rotating the secret of a webhook endpoint (rotate the secret, effective at once;
+// pause and resume, deliveries of a paused endpoint wait, are not attempted and count no attempt, and go out
+// on resume; a paused endpoint has `status` `paused` in the API). The console will call these service
+// methods; the tests call them as it will, against a real server and a real local receiver.
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { nextDueAt } from '../src/modules/webhooks/index.js';

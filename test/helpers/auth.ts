@@ -1,4 +1,4 @@
-// What the authentication tests share: the scopes of section 4.1, the checks of every authenticated
+// What the authentication tests share: the scopes of each route, the checks of every authenticated
 // response (errors are checked by expect.ts's expectError), and whether this machine can listen on an
 // IPv4-mapped IPv6 address.
 import { createServer } from 'node:net';
@@ -21,7 +21,7 @@ export const VERIFY = 'GET /auth/verify';
 export const DUMMY_ID = `xx_${randomBase62(24)}`;
 export const ENVS: Env[] = ['test', 'live'];
 
-/** Section 4.1 (plus the DECISIONS extension that names its scope), with the link aliases in canonical form. */
+/** The scopes each route accepts, as docs/api-reference.md lists them, with the link aliases in canonical form. */
 export const SPEC_SCOPES: Record<string, string[]> = {
   'GET /auth/verify': [],
   'GET /rates': ['payments:read'],

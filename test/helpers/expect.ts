@@ -1,5 +1,4 @@
-// Assertions every API test shares: the error envelope of section 7 (DECISIONS "Every response") and the
-// response metadata of section 1.
+// Assertions every API test shares: the error envelope and the top-level metadata of every response.
 import { expect } from 'vitest';
 
 /** A response as the tests see it: status, headers (fetch's or a plain record), raw text and parsed JSON. */
@@ -16,7 +15,7 @@ function header(r: SeenResponse, name: string): string | null {
   return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** The `error.type` DECISIONS gives each status (the idempotency 409s have their own). */
+/** The `error.type` each status implies (the idempotency 409s have their own); /docs/errors lists each code's type. */
 export function errorTypeOf(status: number, code: string): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
@@ -36,14 +35,14 @@ export function expectMeta(r: SeenResponse, environment?: 'test' | 'live', where
   expect(r.json.livemode, where).toBe(r.json.environment === 'live');
 }
 
-/** The one API version (DECISIONS "Every response"), written out independently of the server's. */
+/** The one API version, written out independently of the server's. */
 export const SERVICE_VERSION = '2026-06-01';
 
 /** Every error code an expectError of this test file saw (each must have its entry on /docs/errors). */
 export const seenErrorCodes = new Set<string>();
 
 export interface ErrorExpectations {
-  /** Overrides the type DECISIONS gives the status. */
+  /** Overrides the type the status implies. */
   type?: string;
   /** The environment the body must name (else any, consistent with `livemode`). */
   environment?: 'test' | 'live';

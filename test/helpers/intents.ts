@@ -1,4 +1,4 @@
-// The fields of a payment intent as the API shows it (section 2.1 plus DECISIONS "Payment intents").
+// The fields of a payment intent as the API shows it.
 export const INTENT_KEYS = [
   'id',
   'object',

@@ -23,7 +23,7 @@ export const OUTCOMES = [
   'dispute',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-/** Fields an event adds to the intent in its data (spec 6.3; api-reference "States and events"). */
+/** Fields an event adds to the intent in its data (api-reference "States and events"). */
 export const EVENT_EXTRAS: Record<string, string[]> = {
   'payment_intent.paid': ['settlement_status', 'settlement_available_at'],
   'payment_intent.disputed': ['settlement_status'],
@@ -94,7 +94,7 @@ export function machine(get: () => TestServer, covered: Set<string>) {
       expect(p.data.object).toBe('payment_intent');
       expect(Object.keys(p.data).sort()).toEqual([...INTENT_KEYS, ...(EVENT_EXTRAS[r.type] ?? [])].sort());
       if (r.type === ev('paid')) {
-        // spec 6.3: the paid event says whether the settlement is spendable now or pending until a time
+        // The paid event says whether the settlement is spendable now or pending until a time
         expect(['available', 'pending']).toContain(p.data.settlement_status);
         if (p.data.settlement_status === 'pending') expect(p.data.settlement_available_at).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
         else expect(p.data.settlement_available_at).toBeNull();

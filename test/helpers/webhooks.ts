@@ -1,5 +1,5 @@
 // What the webhook tests share: a worker tuned for tests (a tiny backoff, short timeouts), a test file's
-// server and local receiver, and the receiver-side signature check of section 6.2 with node:crypto alone.
+// server and local receiver, and the receiver-side check of `Service-Signature` with node:crypto alone.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { WebhookDeliveryStatus } from '../../src/db/schema.js';
@@ -46,7 +46,7 @@ export function serverAndReceiver(env: Record<string, string> | (() => Promise<R
   return { server: () => started(s, 'the server'), receiver: () => started(rx, 'the receiver') };
 }
 
-/** The receiver-side check of section 6.2, with node:crypto alone. */
+/** The receiver-side check of `Service-Signature`, with node:crypto alone. */
 export function verifyServiceSignature(secret: string, headers: Record<string, unknown>, rawBody: string, toleranceS = 300): boolean {
   const timestamp = String(headers['service-timestamp']);
   const signature = String(headers['service-signature']);
