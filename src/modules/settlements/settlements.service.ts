@@ -1,7 +1,6 @@
-// Settlements (spec 2.4, 3.4; DECISIONS "Settlements, balances, reports"): one per paid payment, made in
-// the payment's own transaction together with its ledger movement. A new merchant's settlement is
-// `pending` for the pending window and matures to `available` by the background job, which follows the
-// merchant's clock; a dispute freezes it.
+// Settlements: one per paid payment, made in the payment's own transaction together with its ledger movement.
+// A new merchant's settlement is `pending` for the pending window and matures to `available` by the
+// background job, which follows the merchant's clock; a dispute freezes it.
 import { readPage, type Page } from '../../db/pagination.js';
 import type { Merchant, PaymentIntentRow, SettlementRow } from '../../db/schema.js';
 import { transaction, type Db, type Tx } from '../../db/transaction.js';
