@@ -158,8 +158,8 @@ export async function startSolanaPeer(
     port?: number;
     host?: string;
     /**
-     * Commitment of calls that name none (the brief of these tests: processed). Real Solana RPC defaults to
-     * finalized; pass 'finalized' to behave so.
+     * Commitment of calls that name none: `processed` unless given, what the tests expect. Real Solana RPC
+     * defaults to finalized; pass 'finalized' to behave so.
      */
     defaultCommitment?: Commitment;
   } = {},
