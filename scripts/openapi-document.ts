@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { lazySecretBox } from '../src/secrets-key.js';
 import { buildServices } from '../src/services.js';
 
 export async function openApiDocument(): Promise<Record<string, unknown>> {
@@ -17,7 +18,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
   const database = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database);
-    const services = await buildServices(config, database, { logger: pino({ level: 'silent' }) });
+    const services = await buildServices(config, database, { logger: pino({ level: 'silent' }), secrets: lazySecretBox(config) });
     try {
       const app = await buildApp(services);
       await app.ready();

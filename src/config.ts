@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Type, type Static } from 'typebox';
 import { CANONICAL_TOKENS, CHAIN_NETWORKS, DEFAULT_CONFIRMATIONS, type ChainNetwork } from './shared/chains.js';
+import { parseSecretsKey } from './shared/secret-box.js';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
@@ -37,6 +38,7 @@ const EnvSchema = Type.Object({
   COWRIE_PENDING_SETTLEMENT_DAYS: Type.Integer({ default: 3, minimum: 0, maximum: 365 }),
   COWRIE_REPORT_MAX_ROWS: Type.Integer({ default: 100_000, minimum: 1, maximum: 10_000_000 }),
   COWRIE_IDEMPOTENCY_LOCK_S: Type.Integer({ default: 60, minimum: 1, maximum: 3600 }),
+  COWRIE_SECRETS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   COWRIE_ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
   COWRIE_PROCESSES: Type.Integer({ default: 1, minimum: 1, maximum: 256 }),
   COWRIE_SHUTDOWN_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
@@ -170,6 +172,11 @@ export interface Config {
   readonly passwordHashCost: number;
   /** How long the mark of an Idempotency-Key whose request's process died blocks a retry (ms). */
   readonly idempotencyLockMs: number;
+  /**
+   * COWRIE_SECRETS_KEY: the keys that seal webhook endpoint secrets, the sealing key first (the others only
+   * open values during a rotation); empty when unset (src/secrets-key.ts then uses the SQLite key file).
+   */
+  readonly secretsKeys: readonly Buffer[];
   /** DECISIONS "Operating it at scale". */
   readonly role: Role;
   /** Processes `cowrie serve` starts on this machine (node:cluster when more than one). */
@@ -235,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
     passwordHashCost: c.COWRIE_PASSWORD_HASH_COST,
     idempotencyLockMs: c.COWRIE_IDEMPOTENCY_LOCK_S * 1000,
+    secretsKeys: secretsKeys(c.COWRIE_SECRETS_KEY),
     role: c.COWRIE_ROLE,
     processes: c.COWRIE_PROCESSES,
     shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,
@@ -296,6 +304,20 @@ function checkCrossVariables(c: Env): void {
       'Invalid configuration:\n  COWRIE_ROLE and COWRIE_PROCESSES: the embedded SQLite database serves one process with role ' +
         '`all`. To split API and workers or run several processes, use PostgreSQL (COWRIE_DATABASE_URL=postgres://…).',
     );
+  }
+}
+
+/** COWRIE_SECRETS_KEY: one key, or several separated by commas during a rotation (the first seals). */
+function secretsKeys(text: string | undefined): Buffer[] {
+  try {
+    const keys = (text ?? '')
+      .split(',')
+      .filter((k) => k.trim() !== '')
+      .map(parseSecretsKey);
+    if (new Set(keys.map((k) => k.toString('hex'))).size !== keys.length) throw new Error('it names a key twice');
+    return keys;
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  COWRIE_SECRETS_KEY: ${(err as Error).message}`);
   }
 }
 

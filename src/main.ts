@@ -18,7 +18,8 @@ import { ratesLeaseMs, startRatesRefresh } from './jobs/rates-refresh.js';
 import { logMixin } from './shared/log-context.js';
 import { setMetricsEnabled, setPoolSource, setQueueDepthSource, setRateAgeSource } from './shared/metrics.js';
 import { answerClusterMetrics, processMetrics, startMetricsServer } from './http/metrics-server.js';
-import { countPendingDeliveries } from './modules/webhooks/index.js';
+import { checkEndpointSecrets, countPendingDeliveries } from './modules/webhooks/index.js';
+import { openSecretBox } from './secrets-key.js';
 import type { RateProvider } from './modules/rates/index.js';
 import { buildServices, type BuiltServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
@@ -73,6 +74,7 @@ export async function startCowrie(
   const role = opts.role ?? config.role;
   const logger = opts.logger ?? createLogger(config, role);
   const clock = opts.clock ?? systemClock;
+  const secrets = openSecretBox(config, logger);
   const database = openDatabase(config.databaseUrl, { poolSize: config.dbPoolSize, fixedPool: true });
   // Everything started is stopped in reverse order, also when a later step of the start fails.
   const started: Array<() => Promise<void>> = [() => database.close()];
@@ -80,7 +82,8 @@ export async function startCowrie(
     for (const stop of started.splice(0).reverse()) await stop();
   };
   try {
-    if (!opts.skipMigrations) await migrateToLatest(database);
+    if (!opts.skipMigrations) await migrateToLatest(database, { secrets });
+    await checkEndpointSecrets(database.db, secrets);
     await database.fill();
     const demo =
       opts.seedDemo === false
@@ -106,7 +109,7 @@ export async function startCowrie(
         logger.info({ port: server.port }, 'metrics listening');
       }
     }
-    const services = await buildServices(config, database, { logger, clock });
+    const services = await buildServices(config, database, { logger, clock, secrets });
     started.push(() => services.close());
     late.rates = services.rates;
     if (config.metricsPort !== 0) {
@@ -130,6 +133,7 @@ export async function startCowrie(
         config: config.webhooks,
         logger,
         stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
+        secrets,
       });
       started.push(() => worker.stop());
       if (services.ratesRefresher && config.rates.source === 'http') {

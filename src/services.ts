@@ -34,12 +34,18 @@ import { ReportService } from './modules/reports/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
 import { WebhookService } from './modules/webhooks/index.js';
 import { MerchantClocks, systemClock, type Clock } from './shared/clock.js';
+import type { SecretBox } from './shared/secret-box.js';
 
 export interface BuiltServices extends Services {
   close(): Promise<void>;
 }
 
-export async function buildServices(config: Config, database: Database, opts: { logger: Logger; clock?: Clock }): Promise<BuiltServices> {
+export async function buildServices(
+  config: Config,
+  database: Database,
+  /** `secrets` seals webhook endpoint secrets (src/secrets-key.ts says where its keys come from). */
+  opts: { logger: Logger; clock?: Clock; secrets: SecretBox },
+): Promise<BuiltServices> {
   const db = database.db;
   const clocks = new MerchantClocks(opts.clock ?? systemClock, sandboxOffsets(db));
   const origins = { live: originOf(config.liveUrl), test: originOf(config.sandboxUrl) };
@@ -122,7 +128,7 @@ export async function buildServices(config: Config, database: Database, opts: { 
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
-    webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate }),
+    webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate, secrets: opts.secrets }),
     rails,
     mpesa,
     chainWatchers,

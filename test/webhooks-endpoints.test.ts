@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
 import { isPublicAddress, publicOnlyLookup } from '../src/modules/webhooks/index.js';
+import { lazySecretBox } from '../src/secrets-key.js';
 import { ENGINE, startTestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import { waitFor } from './helpers/wait.js';
@@ -242,7 +243,8 @@ describe(`webhooks (${ENGINE})`, () => {
               environment: 'live',
               url,
               events: '[]',
-              secret: 'cwk_whsec_x',
+              // Sealed as the server stores secrets, with the keys of its configuration.
+              secret: lazySecretBox(server().config).seal('cwk_whsec_x', id),
               status: 'enabled',
               disabled_reason: null,
               created_at: now,

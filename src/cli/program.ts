@@ -5,11 +5,13 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { AppError, OperatorError } from '../shared/errors.js';
+import { SecretsKeyError } from '../shared/secret-box.js';
 import { registerDepositCommands } from './commands/deposits.js';
 import { registerDeveloperCommands } from './commands/developer.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
 import { registerRefundCommands } from './commands/refunds.js';
+import { registerSecretsCommands } from './commands/secrets.js';
 import { registerServeAndMigrate } from './commands/serve-and-migrate.js';
 import { CliFailure, CliSession, type CliIo } from './commands/session.js';
 import { registerUserCommands } from './commands/users.js';
@@ -34,6 +36,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
   registerDeveloperCommands(program, cli);
+  registerSecretsCommands(program, cli);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -52,6 +55,7 @@ function reportFailure(err: unknown, json: boolean, io: CliIo): number {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof AppError || err instanceof CliFailure || err instanceof OperatorError) code = err.code;
   else if (err instanceof ConfigError) code = 'config_invalid';
+  else if (err instanceof SecretsKeyError) code = 'secrets_key_invalid';
   if (json) io.out(`${JSON.stringify({ error: { code, message } })}\n`);
   else io.err(`cowrie: ${message}\n`);
   return 1;

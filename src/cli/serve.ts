@@ -8,6 +8,8 @@ import type { Config, Role } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createLogger, printDemoBanner, seedDemo, startCowrie, type Running } from '../main.js';
+import { loadSecretsKeys } from '../secrets-key.js';
+import { SecretBox } from '../shared/secret-box.js';
 import { clusterMetrics, startMetricsServer } from '../http/metrics-server.js';
 import { systemClock } from '../shared/clock.js';
 
@@ -69,7 +71,8 @@ async function primary(config: Config, io: ServeIo): Promise<number> {
   // Migrate and seed once, before any process starts.
   const database = openDatabase(config.databaseUrl, { poolSize: 2 });
   try {
-    await migrateToLatest(database);
+    // Loaded now: without its keys no process of the cluster could start.
+    await migrateToLatest(database, { secrets: SecretBox.of(loadSecretsKeys(config).keys) });
     const demo = await seedDemo(database.db, systemClock, `${new URL(config.sandboxUrl).origin}/console`, config.passwordHashCost);
     if (demo) {
       if (io.json) io.out(`${JSON.stringify({ demo_merchant: demo })}\n`);

@@ -20,8 +20,16 @@ import * as m0014 from './migrations/0014-console-pin-search.js';
 import * as m0015 from './migrations/0015-reference-prices.js';
 import * as m0016 from './migrations/0016-rail-payments-without-resolving.js';
 import * as m0017 from './migrations/0017-webhook-deliveries-in-flight.js';
+import { sealWebhookSecrets } from './migrations/0018-webhook-secrets-sealed.js';
+import type { SecretBox } from '../shared/secret-box.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** What a migration may need beyond the database. */
+export interface MigrationContext {
+  /** The keys that seal webhook endpoint secrets (0018 seals those stored in plain text). */
+  secrets?: SecretBox;
+}
+
+const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0001-foundation': m0001,
   '0002-payment-intents': m0002,
   '0003-webhooks': m0003,
@@ -39,11 +47,14 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-reference-prices': m0015,
   '0016-rail-payments-without-resolving': m0016,
   '0017-webhook-deliveries-in-flight': m0017,
-};
+  '0018-webhook-secrets-sealed': sealWebhookSecrets(ctx.secrets ?? null),
+});
 
 class StaticProvider implements MigrationProvider {
+  constructor(private readonly ctx: MigrationContext = {}) {}
+
   async getMigrations(): Promise<Record<string, Migration>> {
-    return MIGRATIONS;
+    return migrationsOf(this.ctx);
   }
 }
 
@@ -51,11 +62,11 @@ export interface MigrateOutcome {
   applied: string[];
 }
 
-export async function migrateToLatest(database: Database): Promise<MigrateOutcome> {
+export async function migrateToLatest(database: Database, ctx: MigrationContext = {}): Promise<MigrateOutcome> {
   const result: MigrationResultSet =
     database.engine === 'sqlite'
-      ? await migrateSqlite(database)
-      : await new Migrator({ db: database.db, provider: new StaticProvider() }).migrateToLatest();
+      ? await migrateSqlite(database, ctx)
+      : await new Migrator({ db: database.db, provider: new StaticProvider(ctx) }).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`Migration ${failed} failed: ${String((result.error as Error).message ?? result.error)}`, {
@@ -71,12 +82,12 @@ export async function migrateToLatest(database: Database): Promise<MigrateOutcom
  * SQLITE_BUSY). BEGIN IMMEDIATE takes the write lock before the migrator reads its state (waiting up to
  * busy_timeout for another process), and the migrations run inside that one transaction.
  */
-async function migrateSqlite(database: Database): Promise<MigrationResultSet> {
+async function migrateSqlite(database: Database, ctx: MigrationContext): Promise<MigrationResultSet> {
   return database.db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     let result: MigrationResultSet;
     try {
-      result = await new Migrator({ db: conn, provider: new StaticProvider(), disableTransactions: true }).migrateToLatest();
+      result = await new Migrator({ db: conn, provider: new StaticProvider(ctx), disableTransactions: true }).migrateToLatest();
     } catch (err) {
       await sql`rollback`.execute(conn);
       throw err;

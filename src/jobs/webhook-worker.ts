@@ -19,6 +19,7 @@ import {
   type ClaimedAttempt,
 } from '../modules/webhooks/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import type { Db } from '../db/transaction.js';
 import { countDelivery } from '../shared/metrics.js';
 
@@ -45,6 +46,8 @@ export interface DeliveryWorkerOptions {
   clock?: Clock;
   /** On stop, how long attempts in flight may finish before they are cut off and released. */
   stopGraceMs?: number;
+  /** Opens each endpoint's stored (sealed) signing secret. */
+  secrets: SecretBox;
 }
 
 export async function startDeliveryWorker(opts: DeliveryWorkerOptions): Promise<DeliveryWorker> {
@@ -215,11 +218,40 @@ class WebhookDeliveryWorker implements DeliveryWorker {
     this.attempts.add(p);
   }
 
+  /**
+   * The endpoint's signing secret, or null when it does not open with this process's keys (altered, or
+   * sealed with a key this process lacks): then the attempt is recorded as failed, unsent, and retried on
+   * the ladder.
+   */
+  private openSecret(a: ClaimedAttempt): string | null {
+    try {
+      return this.opts.secrets.open(a.endpoint.secret, a.endpoint.id);
+    } catch (err) {
+      this.opts.logger.error({ err, endpoint: a.endpoint.id }, 'webhook endpoint secret does not open: attempt not sent');
+      const finishedAt = this.clock.nowMs();
+      const delay = retryDelayMs(a.attemptNumber, this.opts.config.backoffScale);
+      countDelivery('failed');
+      this.record({
+        attempt: a,
+        succeeded: false,
+        statusCode: null,
+        error: `not sent: ${(err as Error).message}`,
+        durationMs: 0,
+        finishedAt,
+        nextAttemptAt: delay === null ? null : finishedAt + delay,
+        gone: false,
+      });
+      return null;
+    }
+  }
+
   private async attempt(a: ClaimedAttempt): Promise<void> {
     const { config, logger } = this.opts;
     const clock = this.clock;
+    const secret = this.openSecret(a);
+    if (secret === null) return;
     const timestamp = Math.floor(clock.nowMs() / 1000);
-    const headers = deliveryHeaders(a.endpoint.secret, a.eventId, timestamp, a.body);
+    const headers = deliveryHeaders(secret, a.eventId, timestamp, a.body);
     const policy = urlPolicy(a.endpoint.environment, config.allowPrivate);
     const r = await this.sender.send(a.endpoint.url, headers, a.body, policy, () => clock.nowMs(), this.stopping.signal);
     const succeeded = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;

@@ -26,7 +26,7 @@ export function registerServeAndMigrate(program: Command, cli: CliSession): void
       const database = openDatabase(cli.getConfig().databaseUrl);
       let outcome;
       try {
-        outcome = await migrateToLatest(database);
+        outcome = await migrateToLatest(database, { secrets: cli.getSecrets() });
       } finally {
         await database.close();
       }

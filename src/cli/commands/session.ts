@@ -4,7 +4,9 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../config.js';
 import { openDatabase, type Database } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
+import { lazySecretBox } from '../../secrets-key.js';
 import { buildServices, type BuiltServices } from '../../services.js';
+import type { SecretBox } from '../../shared/secret-box.js';
 
 export interface CliIo {
   out: (s: string) => void;
@@ -39,6 +41,7 @@ export function commaList(value: string): string[] {
 export class CliSession {
   exitCode = 0;
   private config: Config | null = null;
+  private secrets: SecretBox | null = null;
 
   constructor(readonly io: CliIo) {}
 
@@ -56,11 +59,19 @@ export class CliSession {
     this.io.out(opts.json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
   }
 
+  /**
+   * The keys that seal webhook endpoint secrets, loaded when a command first needs them (most never do):
+   * COWRIE_SECRETS_KEY, or on SQLite the key file beside the database.
+   */
+  getSecrets(): SecretBox {
+    return (this.secrets ??= lazySecretBox(this.getConfig()));
+  }
+
   /** Opens the database (migrated), runs the command, closes it. */
   async withDb<T>(fn: (database: Database) => Promise<T>): Promise<T> {
     const database = openDatabase(this.getConfig().databaseUrl);
     try {
-      await migrateToLatest(database);
+      await migrateToLatest(database, { secrets: this.getSecrets() });
       return await fn(database);
     } finally {
       await database.close();
@@ -70,7 +81,7 @@ export class CliSession {
   /** Opens the database (migrated) with every service built on it, runs the command, closes them. */
   withServices<T>(fn: (services: BuiltServices) => Promise<T>): Promise<T> {
     return this.withDb(async (database) => {
-      const services = await buildServices(this.getConfig(), database, { logger: pino({ level: 'silent' }) });
+      const services = await buildServices(this.getConfig(), database, { logger: pino({ level: 'silent' }), secrets: this.getSecrets() });
       try {
         return await fn(services);
       } finally {

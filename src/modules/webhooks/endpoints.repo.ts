@@ -1,7 +1,8 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { WebhookEndpointRow, WebhookEndpointsTable } from '../../db/schema.js';
 import type { MerchantScope } from '../../shared/scope.js';
-import type { Q } from '../../db/transaction.js';
+import { forUpdate } from '../../db/dialect.js';
+import type { Q, Tx } from '../../db/transaction.js';
 import { scopedRows } from '../../db/scoped.js';
 import type { EndpointStatus } from './webhook.schema.js';
 
@@ -81,4 +82,26 @@ export async function changeStatus(
     .where(sql.ref('status'), '=', from)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * The distinct beginnings of every stored signing secret, deleted endpoints' included: `length`
+ * characters, enough to hold a sealed value's version and key id.
+ */
+export async function secretBeginnings(db: Q, length: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(sql<string>`substr(secret, 1, ${sql.lit(length)})`.as('beginning'))
+    .distinct()
+    .execute();
+  return rows.map((r) => r.beginning);
+}
+
+/** Every endpoint's id and stored secret, deleted ones included, locked until the transaction ends. */
+export async function lockAllSecrets(tx: Tx): Promise<Array<{ id: string; secret: string }>> {
+  return forUpdate(tx, tx.selectFrom('webhook_endpoints').select(['id', 'secret']).orderBy('id')).execute();
+}
+
+export async function setStoredSecret(tx: Tx, id: string, secret: string): Promise<void> {
+  await tx.updateTable('webhook_endpoints').set({ secret }).where('id', '=', id).execute();
 }

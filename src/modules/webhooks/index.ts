@@ -1,4 +1,5 @@
 export { WebhookService, MAX_ENDPOINTS, type WebhookServiceDeps } from './webhooks.service.js';
+export { checkEndpointSecrets, resealEndpointSecrets } from './endpoint-secrets.js';
 export { WebhookEndpointRecord, WebhookEventRecord, type WebhookEndpoint, type WebhookEvent } from './webhook.schema.js';
 export {
   claimDueDeliveries,

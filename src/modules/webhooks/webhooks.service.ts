@@ -9,6 +9,7 @@ import { isoTime, systemClock, type Clock } from '../../shared/clock.js';
 import { AppError, notFound, truncate } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { MerchantScope } from '../../shared/scope.js';
+import type { SecretBox } from '../../shared/secret-box.js';
 import { cancelPendingDeliveries, releaseDeliveries } from './deliveries.repo.js';
 import * as endpoints from './endpoints.repo.js';
 import { enqueueDeliveriesStatement } from './delivery-queue.repo.js';
@@ -26,6 +27,8 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** Sandbox endpoints may use http and private or loopback addresses (COWRIE_ALLOW_PRIVATE_WEBHOOKS). */
   allowPrivate: boolean;
+  /** Seals each endpoint's signing secret for storage; the delivery worker opens it with the same keys. */
+  secrets: SecretBox;
   resolve?: Resolver;
 }
 
@@ -47,20 +50,22 @@ export class WebhookService {
     const { db, clock } = this.deps;
     await assertEndpointUrl(input.url, urlPolicy(scope.environment, this.deps.allowPrivate), this.deps.resolve);
     const now = clock.nowMs();
+    const id = newId('webhook_endpoint');
+    const secret = newSigningSecret();
     const row: WebhookEndpointRow = {
-      id: newId('webhook_endpoint'),
+      id,
       merchant_id: scope.merchantId,
       environment: scope.environment,
       url: input.url,
       events: JSON.stringify([...new Set(input.events ?? [])]),
-      secret: newSigningSecret(),
+      secret: this.deps.secrets.seal(secret, id),
       status: 'enabled',
       disabled_reason: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
     };
-    const created = { ...endpointView(row), secret: row.secret };
+    const created = { ...endpointView(row), secret };
     await transaction(db, async (tx) => {
       if ((await endpoints.countEndpoints(tx, scope)) >= MAX_ENDPOINTS) {
         throw new AppError(
@@ -160,13 +165,14 @@ export class WebhookService {
    */
   async rotateSecret(scope: MerchantScope, id: string): Promise<WebhookEndpoint & { secret: string }> {
     const secret = newSigningSecret();
+    const sealed = this.deps.secrets.seal(secret, id);
     const now = this.deps.clock.nowMs();
     const row = await transaction(this.deps.db, async (tx) => {
-      if (!(await endpoints.updateEndpoint(tx, scope, id, { secret, updated_at: now }))) return undefined;
+      if (!(await endpoints.updateEndpoint(tx, scope, id, { secret: sealed, updated_at: now }))) return undefined;
       return endpoints.findEndpoint(tx, scope, id);
     });
     if (!row) throw notFound('webhook endpoint', id);
-    return { ...endpointView(row), secret: row.secret };
+    return { ...endpointView(row), secret };
   }
 
   /** The endpoint after a pause or resume, read in its transaction: refused when missing or disabled. */
