@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Engine } from './dialect.js';
-import { startCheckpointer, WAL_RESTART_BYTES, type Checkpointer } from './sqlite-checkpointer.js';
+import { startCheckpointer, WAL_KEPT_BYTES, WAL_RESTART_BYTES, type Checkpointer } from './sqlite-checkpointer.js';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
 import { SQLITE_MODULE } from './sqlite-driver.js';
 
@@ -70,7 +70,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     let checkpointer: Checkpointer | null = null;
     if (path !== ':memory:') {
       // When a checkpoint lets the log start again from its beginning, the writer cuts its file back to this.
-      pragmas.push('wal_autocheckpoint = 0', `journal_size_limit = ${2 * WAL_RESTART_BYTES}`);
+      pragmas.push('wal_autocheckpoint = 0', `journal_size_limit = ${WAL_KEPT_BYTES}`);
       checkpointer = startCheckpointer(path, SQLITE_MODULE);
     }
     const readerPragmas = ['busy_timeout = 5000', 'query_only = 1', `cache_size = -${SQLITE_CACHE_KB / 2}`];

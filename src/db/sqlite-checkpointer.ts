@@ -10,8 +10,14 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-/** Past this size the log is restarted from its beginning (the writer's journal_size_limit is twice it). */
+/** Past this size the log is restarted from its beginning. */
 export const WAL_RESTART_BYTES = 16 * 1024 * 1024;
+/**
+ * What the writer cuts the log's file back to when the log starts again from its beginning: well under
+ * WAL_RESTART_BYTES, so that the file's size says again how much the log holds (a file kept at the restart
+ * size would ask for a restart at every look).
+ */
+export const WAL_KEPT_BYTES = 4 * 1024 * 1024;
 /** With no write for this long, the log's file is emptied. */
 export const WAL_IDLE_MS = 2_000;
 
