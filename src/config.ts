@@ -3,8 +3,12 @@
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Type, type Static } from 'typebox';
-import { CANONICAL_TOKENS, CHAIN_NETWORKS, DEFAULT_CONFIRMATIONS, type ChainNetwork } from './shared/chains.js';
+import { chainConfigs, chainVariables, type ChainConfig, type ChainVariables } from './config-chains.js';
+import { ConfigError } from './config-error.js';
 import { parseSecretsKey } from './shared/secret-box.js';
+
+export { ConfigError } from './config-error.js';
+export type { ChainConfig } from './config-chains.js';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
@@ -56,43 +60,6 @@ const EnvSchema = Type.Object({
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
   ...chainVariables(),
 });
-
-type ChainVariables = Record<`COWRIE_CHAIN_${Uppercase<ChainNetwork>}_${'RPC_URLS' | 'ADDRESS' | 'USDT' | 'USDC'}`, string | undefined> &
-  Record<`COWRIE_CHAIN_${Uppercase<ChainNetwork>}_CONFIRMATIONS`, number | undefined>;
-
-/** The per-network variables of the live wallet rail, each checked for the form of its network's addresses. */
-function chainVariables() {
-  const EVM = '^0x[0-9a-fA-F]{40}$';
-  const pattern: Record<ChainNetwork, string> = {
-    base: EVM,
-    polygon: EVM,
-    tron: '^T[1-9A-HJ-NP-Za-km-z]{33}$',
-    solana: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
-  };
-  const vars: Record<string, ReturnType<typeof Type.Optional<ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>>> = {};
-  for (const n of CHAIN_NETWORKS) {
-    const N = `COWRIE_CHAIN_${n.toUpperCase()}`;
-    vars[`${N}_RPC_URLS`] = Type.Optional(Type.String({ pattern: '^https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*$' }));
-    vars[`${N}_ADDRESS`] = Type.Optional(Type.String({ pattern: pattern[n] }));
-    vars[`${N}_USDT`] = Type.Optional(Type.String({ pattern: pattern[n] }));
-    vars[`${N}_USDC`] = Type.Optional(Type.String({ pattern: pattern[n] }));
-    vars[`${N}_CONFIRMATIONS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 }));
-  }
-  return vars;
-}
-
-/** One network of the live on-chain wallet rail: on when its RPC URLs and address are set. */
-export interface ChainConfig {
-  readonly network: ChainNetwork;
-  /** Tried in order; the next on an error or a timeout. */
-  readonly rpcUrls: readonly string[];
-  /** Where customers pay on this network. */
-  readonly address: string;
-  /** Token contract (EVM, TRON) or mint (Solana) of each stablecoin. */
-  readonly tokens: Readonly<Record<'USDT' | 'USDC', string>>;
-  /** Blocks (slots on Solana) a transfer must be deep before it pays. */
-  readonly confirmations: number;
-}
 
 /** The live M-Pesa rail (DECISIONS "Live payment rails"): on when its four credentials are set. */
 export interface MpesaConfig {
@@ -197,8 +164,6 @@ export interface Config {
     readonly rpcTimeoutMs: number;
   };
 }
-
-export class ConfigError extends Error {}
 
 type Env = Static<typeof EnvSchema>;
 
@@ -376,45 +341,6 @@ function ratesConfig(c: Env): RatesConfig {
     throw new ConfigError('Invalid configuration:\n  COWRIE_RATES_URLS names a source twice (each source counts once in the median)');
   }
   return Object.freeze({ source: 'http', urls: Object.freeze(urls), refreshMs: refreshS * 1000, maxAgeMs: maxAgeS * 1000 });
-}
-
-/** The networks of the live wallet rail whose RPC URLs and address are both set. */
-function chainConfigs(c: ChainVariables): ChainConfig[] {
-  const out: ChainConfig[] = [];
-  for (const network of CHAIN_NETWORKS) {
-    const N = `COWRIE_CHAIN_${network.toUpperCase() as Uppercase<ChainNetwork>}` as const;
-    const urls = c[`${N}_RPC_URLS`] as string | undefined;
-    const address = c[`${N}_ADDRESS`] as string | undefined;
-    if (urls === undefined && address === undefined) {
-      const stray = (['USDT', 'USDC', 'CONFIRMATIONS'] as const).filter((k) => c[`${N}_${k}`] !== undefined);
-      if (stray.length > 0) {
-        throw new ConfigError(`Invalid configuration:\n  ${N}_${stray[0]} is set but ${N}_RPC_URLS and ${N}_ADDRESS are not`);
-      }
-      continue;
-    }
-    if (urls === undefined || address === undefined) {
-      throw new ConfigError(
-        `Invalid configuration:\n  the ${network} network needs both ${N}_RPC_URLS and ${N}_ADDRESS; missing: ${urls === undefined ? `${N}_RPC_URLS` : `${N}_ADDRESS`}`,
-      );
-    }
-    const tokens = {
-      USDT: (c[`${N}_USDT`] as string | undefined) ?? CANONICAL_TOKENS[network].USDT,
-      USDC: (c[`${N}_USDC`] as string | undefined) ?? CANONICAL_TOKENS[network].USDC,
-    };
-    if (tokens.USDT.toLowerCase() === tokens.USDC.toLowerCase()) {
-      throw new ConfigError(`Invalid configuration:\n  ${N}_USDT and ${N}_USDC name the same token`);
-    }
-    out.push(
-      Object.freeze({
-        network,
-        rpcUrls: Object.freeze(urls.split(',').map((u) => u.trim().replace(/\/+$/, ''))),
-        address,
-        tokens: Object.freeze(tokens),
-        confirmations: (c[`${N}_CONFIRMATIONS`] as number | undefined) ?? DEFAULT_CONFIRMATIONS[network],
-      }),
-    );
-  }
-  return out;
 }
 
 /** host[:port] of a URL, lower-cased, as a Host header would carry it. */
