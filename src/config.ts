@@ -61,7 +61,7 @@ const EnvSchema = Type.Object({
   ...chainVariables(),
 });
 
-/** The live M-Pesa rail (DECISIONS "Live payment rails"): on when its four credentials are set. */
+/** The live M-Pesa rail: on when its four credentials are set. */
 export interface MpesaConfig {
   readonly baseUrl: string;
   readonly consumerKey: string;
@@ -81,7 +81,7 @@ export type Environment = 'live' | 'test';
 /** The shipped rate table (config/rates.json at the package root; same depth from src/ and dist/). */
 export const DEFAULT_RATES_FILE = fileURLToPath(new URL('../config/rates.json', import.meta.url));
 
-/** Where reference prices come from (DECISIONS "Amounts and currencies"). */
+/** Where reference prices come from: the rate table (`file`) or live sources (`http`). */
 export type RatesConfig =
   | {
       readonly source: 'file';
@@ -118,7 +118,7 @@ export interface Config {
   readonly rates: RatesConfig;
   /** How often background jobs (expiry sweep, ...) run. */
   readonly jobIntervalMs: number;
-  /** The webhook delivery worker (DECISIONS "Webhooks and events"). */
+  /** The webhook delivery worker. */
   readonly webhooks: {
     /** Sandbox endpoints may use http and private or loopback addresses (local development, tests). */
     readonly allowPrivate: boolean;
@@ -144,7 +144,7 @@ export interface Config {
    * open values during a rotation); empty when unset (src/secrets-key.ts then uses the SQLite key file).
    */
   readonly secretsKeys: readonly Buffer[];
-  /** DECISIONS "Operating it at scale". */
+  /** `all`, `api` (HTTP only) or `worker` (background work only). */
   readonly role: Role;
   /** Processes `cowrie serve` starts on this machine (node:cluster when more than one). */
   readonly processes: number;

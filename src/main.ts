@@ -26,7 +26,7 @@ import { systemClock, type Clock } from './shared/clock.js';
 
 export interface Running {
   config: Config;
-  /** What this process does (DECISIONS "Operating it at scale"). */
+  /** What this process does: `all`, `api` (HTTP only) or `worker` (background work only). */
   role: Role;
   database: Database;
   services: BuiltServices;

@@ -1,6 +1,6 @@
-// The operator's `cowrie` command line (DECISIONS "Running it"). Every command takes --json.
-// Each area's commands live in commands/; this file builds the program, registers them in the order
-// `cowrie --help` lists them, and reports a failure.
+// The operator's `cowrie` command line. Every command takes --json. Each area's commands live in commands/;
+// this file builds the program, registers them in the order `cowrie --help` lists them, and reports a
+// failure.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';

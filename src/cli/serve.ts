@@ -1,8 +1,7 @@
-// `cowrie serve` (DECISIONS "Operating it at scale"): one process, or with `--processes N` a node:cluster
-// primary that migrates once, seeds the demo merchant once, and forks the processes the role asks for
-// (N api processes sharing the listeners' ports, plus one worker process when the role is `all`). The
-// primary restarts a process that dies, and on SIGTERM or SIGINT passes the signal on and waits for every
-// process to finish its shutdown.
+// `cowrie serve`: one process, or with `--processes N` a node:cluster primary that migrates once, seeds the
+// demo merchant once, and forks the processes the role asks for (N api processes sharing the listeners'
+// ports, plus one worker process when the role is `all`). The primary restarts a process that dies, and on
+// SIGTERM or SIGINT passes the signal on and waits for every process to finish its shutdown.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config, Role } from '../config.js';
 import { openDatabase } from '../db/database.js';

@@ -1,7 +1,6 @@
-// Webhook endpoints and the inspection and replay of emitted events (spec 2.6, 4.7; DECISIONS "Webhooks
-// and events"), and the endpoint actions only the merchant console offers: pause, resume, rotate the
-// secret (DECISIONS "The merchant console"). Delivery itself is the worker's (src/jobs/webhook-worker.ts,
-// deliveries.repo.ts).
+// Webhook endpoints and the inspection and replay of emitted events, and the endpoint actions only the
+// merchant console offers: pause, resume, rotate the secret. Delivery itself is the worker's
+// (src/jobs/webhook-worker.ts, deliveries.repo.ts).
 import { readPage, type Page } from '../../db/pagination.js';
 import type { WebhookEndpointRow } from '../../db/schema.js';
 import { WriteBatch, runInTransaction, transaction, type CommitWith, type Db } from '../../db/transaction.js';
