@@ -1,5 +1,5 @@
-// Webhook endpoints (spec 2.6, 4.7; DECISIONS "Webhooks and events"): create, list, retrieve, delete and
-// their errors, and the safety of their URLs at creation and at delivery.
+// Webhook endpoints: create, list, retrieve, delete and their errors, and the safety of their URLs at
+// creation and at delivery.
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { CreatedMerchant } from '../src/modules/merchants/index.js';
