@@ -85,7 +85,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   registerRequestContext(app, deps.config);
   registerErrorHandling(app, deps.config);
   registerAuth(app, { db: deps.db, clock: deps.clocks.base, config: deps.config, rateLimiter: deps.rateLimiter });
-  registerIdempotency(app, { db: deps.db, clock: deps.clocks.base, lockMs: deps.config.idempotencyLockMs });
+  registerIdempotency(app, { db: deps.db, clock: deps.clocks.base, lockMs: deps.config.idempotencyLockMs, box: deps.secrets });
   // Bodies are optional on endpoints whose fields are all optional: no body reads as {}.
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};

@@ -19,6 +19,7 @@ import type { ReportService } from './modules/reports/index.js';
 import type { WebhookService } from './modules/webhooks/index.js';
 import type { MerchantClocks } from './shared/clock.js';
 import type { Environment } from './shared/scope.js';
+import type { SecretBox } from './shared/secret-box.js';
 
 export interface Services {
   config: Config;
@@ -54,4 +55,6 @@ export interface Services {
   /** Console sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the sign-in route. */
   consoleLogins: WindowLimiter;
   runTimeJobs: RunTimeJobs;
+  /** Seals what the server stores and must read back (webhook endpoint secrets, responses that show them). */
+  secrets: SecretBox;
 }

@@ -135,6 +135,7 @@ export async function buildServices(
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    secrets: opts.secrets,
     runTimeJobs: timeJobs({ db, clocks, intents, rails }),
     async close() {
       rails.close();

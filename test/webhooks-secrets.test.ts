@@ -37,6 +37,26 @@ describe(`webhook secrets sealed at rest (${ENGINE})`, () => {
     for (const d of databases) await d.drop();
   });
 
+  it('an endpoint made with an Idempotency-Key: its saved response is sealed too, and the replay shows the same secret', async () => {
+    const s = await start(await fresh(), { COWRIE_SECRETS_KEY: KEY_A });
+    const send = () =>
+      s.sandbox('POST', '/webhook_endpoints', { body: { url: `${rx.url}/idem` }, headers: { 'idempotency-key': 'endpoint-once' } });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const secret = first.json.secret as string;
+    expect(secret).toMatch(/^cwk_whsec_/);
+    const row = await s.running.database.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idem_key', '=', 'endpoint-once')
+      .executeTakeFirstOrThrow();
+    expect(row.response_body).not.toContain(secret.slice('cwk_whsec_'.length));
+    const again = await send();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+  });
+
   it('the stored value is sealed, not the secret; deliveries verify with the secret shown at creation', async () => {
     const s = await start(await fresh(), { COWRIE_SECRETS_KEY: KEY_A });
     const ep = await createEndpoint(s, rx);

@@ -12,6 +12,7 @@ import type { IdempotencyKeysTable } from '../db/schema.js';
 import { afterCommitOrNow, type CommitWith, type Db } from '../db/transaction.js';
 import { HOUR_MS, type Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import { hashBody } from './json-parser.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * HOUR_MS;
@@ -23,7 +24,13 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 interface ClaimedKey extends repo.KeyRef {
   /** The response saved with the record (it committed): it is what leaves, and nothing is left to save. */
   saved: string | null;
+  /** Seals a saved response that carries a secret (the server's secrets key). */
+  box?: SecretBox;
 }
+
+/** A saved response stored sealed (it carries a secret shown once, a webhook endpoint's signing secret). */
+const SEALED = 'sealed:';
+const sealContext = (ref: repo.KeyRef) => `idempotency/${ref.merchantId}/${ref.key}/${ref.createdAt}`;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,27 +48,34 @@ export function idempotentResponse<T>(
   reply: FastifyReply,
   status: number,
   render: (result: T) => unknown,
+  opts: { carriesSecret?: boolean } = {},
 ): CommitWith<T> | undefined {
   const idem = request.idempotency;
   if (!idem) return undefined;
-  const response = (result: T): repo.SavedResponse & { response_body: string } => {
+  const response = (result: T): { body: string; stored: repo.SavedResponse } => {
     reply.code(status);
+    const body = String(reply.serialize(render(result)));
+    // A response that shows a secret once is kept sealed, as the secret itself is.
+    const stored = opts.carriesSecret && idem.box ? `${SEALED}${idem.box.seal(body, sealContext(idem))}` : body;
     return {
-      status_code: status,
-      content_type: JSON_TYPE,
-      response_body: String(reply.serialize(render(result))),
-      expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+      body,
+      stored: {
+        status_code: status,
+        content_type: JSON_TYPE,
+        response_body: stored,
+        expires_at: idem.createdAt + IDEMPOTENCY_RETENTION_MS,
+      },
     };
   };
   return {
     async inTransaction(tx, result) {
-      const saved = response(result);
-      await repo.saveResponse(tx, idem, saved);
-      afterCommitOrNow(tx, () => (idem.saved = saved.response_body));
+      const { body, stored } = response(result);
+      await repo.saveResponse(tx, idem, stored);
+      afterCommitOrNow(tx, () => (idem.saved = body));
     },
     addTo(batch, db, result) {
-      const saved = response(result);
-      batch.add(repo.saveResponseStatement(db, idem, saved), () => (idem.saved = saved.response_body));
+      const { body, stored } = response(result);
+      batch.add(repo.saveResponseStatement(db, idem, stored), () => (idem.saved = body));
     },
   };
 }
@@ -78,6 +92,8 @@ const EMPTY_OBJECT_HASH = hashBody({});
 interface IdempotencyDeps {
   db: Db;
   clock: Clock;
+  /** Seals saved responses that carry a secret. */
+  box?: SecretBox;
   /** How long the mark of a request whose process died holds the key. */
   lockMs?: number;
 }
@@ -160,7 +176,7 @@ async function claim(deps: IdempotencyDeps, request: FastifyRequest, reply: Fast
       expires_at: now + (deps.lockMs ?? IDEMPOTENCY_LOCK_MS),
     });
     if (claimed) {
-      request.idempotency = { merchantId, key, createdAt: now, saved: null };
+      request.idempotency = { merchantId, key, createdAt: now, saved: null, ...(deps.box ? { box: deps.box } : {}) };
       return false;
     }
     const existing = await repo.findKey(db, merchantId, key);
@@ -170,7 +186,7 @@ async function claim(deps: IdempotencyDeps, request: FastifyRequest, reply: Fast
       await repo.forgetKey(db, { merchantId, key, createdAt: existing.created_at }, existing.state);
       continue;
     }
-    answerExisting(request, reply, existing, path, requestHash);
+    answerExisting(request, reply, existing, path, requestHash, deps.box);
     return true;
   }
   throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is being processed; retry shortly.');
@@ -207,6 +223,7 @@ function answerExisting(
   existing: IdempotencyKeysTable,
   path: string,
   requestHash: string,
+  box: SecretBox | undefined,
 ): FastifyReply {
   if (existing.environment !== request.environment) {
     throw new AppError('idempotency_conflict', 'This Idempotency-Key was already used in the other environment; use a new key.', {
@@ -225,9 +242,21 @@ function answerExisting(
       param: 'Idempotency-Key',
     });
   }
+  let body = existing.response_body;
+  if (body.startsWith(SEALED)) {
+    const ref = { merchantId: existing.merchant_id, key: existing.idem_key, createdAt: existing.created_at };
+    try {
+      if (!box) throw new Error('a sealed response and no secrets key');
+      body = box.open(body.slice(SEALED.length), sealContext(ref));
+    } catch {
+      throw new AppError('idempotency_conflict', 'The response saved for this Idempotency-Key can no longer be read; use a new key.', {
+        param: 'Idempotency-Key',
+      });
+    }
+  }
   return reply
     .code(existing.status_code)
     .header('Idempotent-Replayed', 'true')
     .type(existing.content_type ?? 'application/json; charset=utf-8')
-    .send(existing.response_body);
+    .send(body);
 }

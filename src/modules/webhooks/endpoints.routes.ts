@@ -94,7 +94,8 @@ const UpdateEndpointSchema = {
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (app, { webhooks }) => {
   app.post('/webhook_endpoints', { config: { scopes: ['webhooks:write'] }, schema: CreateEndpointSchema }, async (request, reply) => {
     const respond = (endpoint: WebhookEndpoint & { secret: string }) => withResponseMeta(request, endpoint);
-    const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
+    const commitWith = idempotentResponse(request, reply, 201, respond, { carriesSecret: true });
+    const endpoint = await webhooks.createEndpoint(requireAuth(request), request.body, commitWith);
     return reply.code(201).send(respond(endpoint));
   });
 
