@@ -23,6 +23,7 @@ import { openSecretBox } from './secrets-key.js';
 import type { RateProvider } from './modules/rates/index.js';
 import { buildServices, type BuiltServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
+import type { SecretBox } from './shared/secret-box.js';
 
 export interface Running {
   config: Config;
@@ -92,23 +93,7 @@ export async function startCowrie(
     setMetricsEnabled(config.metricsPort !== 0);
     // The prices are built below; the metrics listener's /readyz says whether they are stale once they are.
     const late: { rates?: RateProvider } = {};
-    if (config.metricsPort !== 0) {
-      setQueueDepthSource(() => countPendingDeliveries(database.db));
-      const pool = database.pool;
-      setPoolSource(() => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null));
-      if (opts.metrics === 'cluster') answerClusterMetrics();
-      else {
-        const server = await startMetricsServer({
-          host: config.host,
-          port: config.metricsPort,
-          database,
-          rates: () => late.rates,
-          ...processMetrics(),
-        });
-        started.push(() => server.close());
-        logger.info({ port: server.port }, 'metrics listening');
-      }
-    }
+    if (config.metricsPort !== 0) await startMetrics(config, database, logger, opts.metrics, () => late.rates, started);
     const services = await buildServices(config, database, { logger, clock, secrets });
     started.push(() => services.close());
     late.rates = services.rates;
@@ -120,42 +105,7 @@ export async function startCowrie(
     await opts.configureApp?.(app);
     // The background work runs in `worker` and `all` processes; the clock jobs are claimed through the
     // database (a lease), so that of any number of worker processes one runs them at a time.
-    const background = role !== 'api' && opts.startJobs !== false;
-    if (background) {
-      const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
-      // Renewed at every tick: a holder that dies hands over within five intervals.
-      const lease = new Lease(database.db, 'time-jobs', holder, Math.max(2_000, config.jobIntervalMs * 5));
-      const jobs = startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger, lease);
-      started.push(() => jobs.stop());
-      const worker = await startDeliveryWorker({
-        db: database.db,
-        pool: database.pool,
-        config: config.webhooks,
-        logger,
-        stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
-        secrets,
-      });
-      started.push(() => worker.stop());
-      if (services.ratesRefresher && config.rates.source === 'http') {
-        const refreshMs = config.rates.refreshMs;
-        const refresh = startRatesRefresh(
-          services.ratesRefresher,
-          refreshMs,
-          logger,
-          new Lease(database.db, 'rates-refresh', holder, ratesLeaseMs(refreshMs)),
-        );
-        started.push(() => refresh.stop());
-      }
-      if (services.chainWatchers.length > 0) {
-        const watchers = startChainWatchers(
-          services.chainWatchers,
-          config.chainWatch.pollMs,
-          logger,
-          (network) => new Lease(database.db, `chain-watch:${network}`, holder, Math.max(5_000, config.chainWatch.pollMs * 5)),
-        );
-        started.push(() => watchers.stop());
-      }
-    }
+    if (role !== 'api' && opts.startJobs !== false) await startBackground(config, database, services, logger, secrets, started);
     const listeners: Listeners =
       role === 'worker' ? { listeners: [], portOf: () => 0, close: async () => {} } : await startListeners(app, config);
     started.push(() => listeners.close());
@@ -175,25 +125,90 @@ export async function startCowrie(
       logger,
       demo,
       stop,
-      async shutdown(timeoutMs) {
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<false>((resolve) => {
-          timer = setTimeout(() => resolve(false), timeoutMs);
-          timer.unref();
-        });
-        const done = await Promise.race([stop().then(() => true as const), late]);
-        clearTimeout(timer);
-        if (!done) {
-          logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out: cutting the connections still open');
-          forceCloseListeners(listeners);
-        }
-        return done;
-      },
+      shutdown: (timeoutMs) => shutdownWithin(stop, listeners, logger, timeoutMs),
     };
   } catch (err) {
     await stopAll().catch(() => {});
     throw err;
   }
+}
+
+/** The metrics listener (or, in a cluster's process, the answer to its primary) and the gauges it reads. */
+async function startMetrics(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  mode: 'serve' | 'cluster' | undefined,
+  rates: () => RateProvider | undefined,
+  started: Array<() => Promise<void>>,
+): Promise<void> {
+  setQueueDepthSource(() => countPendingDeliveries(database.db));
+  const pool = database.pool;
+  setPoolSource(() => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null));
+  if (mode === 'cluster') {
+    answerClusterMetrics();
+    return;
+  }
+  const server = await startMetricsServer({ host: config.host, port: config.metricsPort, database, rates, ...processMetrics() });
+  started.push(() => server.close());
+  logger.info({ port: server.port }, 'metrics listening');
+}
+
+/**
+ * The background work of `worker` and `all` processes: the clock jobs, webhook delivery, the reference
+ * prices' refresh and the chain watchers. What must run once across processes is claimed through the
+ * database (a lease per job), so that of any number of worker processes one runs each at a time.
+ */
+async function startBackground(
+  config: Config,
+  database: Database,
+  services: BuiltServices,
+  logger: Logger,
+  secrets: SecretBox,
+  started: Array<() => Promise<void>>,
+): Promise<void> {
+  const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  // Renewed at every tick: a holder that dies hands over within five intervals.
+  const lease = new Lease(database.db, 'time-jobs', holder, Math.max(2_000, config.jobIntervalMs * 5));
+  const jobs = startTimeJobs(services.runTimeJobs, config.jobIntervalMs, logger, lease);
+  started.push(() => jobs.stop());
+  const worker = await startDeliveryWorker({
+    db: database.db,
+    pool: database.pool,
+    config: config.webhooks,
+    logger,
+    stopGraceMs: Math.max(100, Math.floor(config.shutdownTimeoutMs / 2)),
+    secrets,
+  });
+  started.push(() => worker.stop());
+  if (services.ratesRefresher && config.rates.source === 'http') {
+    const refreshMs = config.rates.refreshMs;
+    const refreshLease = new Lease(database.db, 'rates-refresh', holder, ratesLeaseMs(refreshMs));
+    const refresh = startRatesRefresh(services.ratesRefresher, refreshMs, logger, refreshLease);
+    started.push(() => refresh.stop());
+  }
+  if (services.chainWatchers.length > 0) {
+    const pollMs = config.chainWatch.pollMs;
+    const leaseOf = (network: string) => new Lease(database.db, `chain-watch:${network}`, holder, Math.max(5_000, pollMs * 5));
+    const watchers = startChainWatchers(services.chainWatchers, pollMs, logger, leaseOf);
+    started.push(() => watchers.stop());
+  }
+}
+
+/** Stops within `timeoutMs`, or cuts the connections still open; answers whether it stopped in time. */
+async function shutdownWithin(stop: () => Promise<void>, listeners: Listeners, logger: Logger, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+  });
+  const done = await Promise.race([stop().then(() => true as const), late]);
+  clearTimeout(timer);
+  if (!done) {
+    logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out: cutting the connections still open');
+    forceCloseListeners(listeners);
+  }
+  return done;
 }
 
 /** What a first start creates: the demo merchant, its keys, and its console owner (credentials shown once). */

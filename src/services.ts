@@ -17,6 +17,7 @@ import { QuoteService } from './modules/quotes/index.js';
 import {
   ChainDeposits,
   ChainRail,
+  railNetworkOf,
   ChainWatcher,
   DarajaClient,
   loadEvmSource,
@@ -69,44 +70,10 @@ export async function buildServices(
   });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));
-  // The live M-Pesa rail, when its credentials are configured (DECISIONS "Live payment rails").
-  const mpesa = config.mpesa
-    ? new MpesaRail(payments, {
-        db,
-        clocks,
-        client: new DarajaClient({
-          baseUrl: config.mpesa.baseUrl,
-          consumerKey: config.mpesa.consumerKey,
-          consumerSecret: config.mpesa.consumerSecret,
-          shortcode: config.mpesa.shortcode,
-          passkey: config.mpesa.passkey,
-        }),
-        callbackOrigin: config.mpesa.callbackOrigin,
-        queryAfterMs: config.mpesa.queryAfterS * 1000,
-        logger: opts.logger,
-      })
-    : null;
+  const mpesa = config.mpesa ? liveMpesa(config.mpesa, payments, db, clocks, opts.logger) : null;
   if (mpesa) rails.register('live', mpesa);
-  // The live on-chain wallet rail: one watcher per configured network (DECISIONS "Live payment rails").
-  const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
-  const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger: opts.logger }));
-  if (sources.length > 0) {
-    const networks = new Map<WalletNetwork, ChainRailNetwork>();
-    for (const [i, source] of sources.entries()) {
-      const chain = config.chains[i]!;
-      // EIP-681 requests name the chain the node serves (a testnet or a local chain is not mainnet): asked
-      // once, at the first wallet payment on the network; mainnet's id is named when the node cannot tell.
-      let chainId: Promise<number | undefined> | undefined;
-      const askChainId = () =>
-        (chainId ??= source.chainId!().catch((err: unknown) => {
-          opts.logger.warn({ err, network: chain.network }, 'could not read the chain id; payment requests name mainnet');
-          chainId = undefined;
-          return undefined;
-        }));
-      networks.set(chain.network, { address: source.address, tokens: chain.tokens, ...(source.chainId ? { chainId: askChainId } : {}) });
-    }
-    rails.register('live', new ChainRail({ db, clocks, networks }));
-  }
+  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
+  if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
@@ -157,6 +124,36 @@ function referencePrices(
   if (config.rates.source === 'file') return { rates: loadRateTable(config.rates.file), book: null, ratesRefresher: null };
   const book = new RateBook({ db, clock, maxAgeMs: config.rates.maxAgeMs, logger });
   return { rates: book, book, ratesRefresher: new RateRefresher({ db, book, clock, logger, urls: config.rates.urls }) };
+}
+
+/** The live M-Pesa rail, through Daraja. */
+function liveMpesa(
+  mpesa: NonNullable<Config['mpesa']>,
+  payments: PaymentService,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+) {
+  const client = new DarajaClient({
+    baseUrl: mpesa.baseUrl,
+    consumerKey: mpesa.consumerKey,
+    consumerSecret: mpesa.consumerSecret,
+    shortcode: mpesa.shortcode,
+    passkey: mpesa.passkey,
+  });
+  const queryAfterMs = mpesa.queryAfterS * 1000;
+  return new MpesaRail(payments, { db, clocks, client, callbackOrigin: mpesa.callbackOrigin, queryAfterMs, logger });
+}
+
+/** The live on-chain wallet rail and one watcher per configured network (none: no rail). */
+async function liveChains(config: Config, payments: PaymentService, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+  const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
+  const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger }));
+  if (sources.length === 0) return { chainWatchers, chainRail: null };
+  const networks = new Map<WalletNetwork, ChainRailNetwork>(
+    sources.map((source, i) => [config.chains[i]!.network, railNetworkOf(source, config.chains[i]!.tokens, logger)]),
+  );
+  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks }) };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {

@@ -16,7 +16,7 @@ export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './paym
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
-export { ChainRail, type ChainRailNetwork } from './chain/chain-rail.js';
+export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
 export { TronSource } from './chain/tron-source.js';

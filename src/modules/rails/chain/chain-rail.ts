@@ -2,6 +2,7 @@
 // exact amount from the same allocation (unique index) as the sandbox's; the chain watchers see the
 // transfer and report it (chain-watcher.ts). Only configured networks are offered. Refunds of wallet
 // payments are a new on-chain send the operator makes: they stay `requested` with the return address.
+import type { Logger } from 'pino';
 import type { Db } from '../../../db/transaction.js';
 import type { MerchantClocks } from '../../../shared/clock.js';
 import type { StableAsset } from '../../../shared/chains.js';
@@ -9,12 +10,31 @@ import { AppError } from '../../../shared/errors.js';
 import { WALLET_NETWORKS, type WalletNetwork } from '../payment-details.js';
 import type { PaymentRail, RefundResult, StartPaymentRequest, StartPaymentResult } from '../../payment-intents/index.js';
 import { allocateWalletAmount } from '../sandbox-wallet.js';
+import type { ChainSource } from './chain-source.js';
 
 export interface ChainRailNetwork {
   address: string;
   tokens: Readonly<Record<StableAsset, string>>;
   /** EVM: the chain id for EIP-681 payment requests, as the node tells it (undefined when it cannot). */
   chainId?: () => Promise<number | undefined>;
+}
+
+/**
+ * A network as the rail offers it, from its watcher's source: the address and tokens, and for EVM the
+ * chain id that payment requests (EIP-681) name, asked of the node once, at the first wallet payment on
+ * the network (a testnet or a local chain is not mainnet); mainnet's id is named when the node cannot tell.
+ */
+export function railNetworkOf(source: ChainSource, tokens: Readonly<Record<StableAsset, string>>, logger?: Logger): ChainRailNetwork {
+  const ask = source.chainId?.bind(source);
+  if (!ask) return { address: source.address, tokens };
+  let chainId: Promise<number | undefined> | undefined;
+  const askChainId = () =>
+    (chainId ??= ask().catch((err: unknown) => {
+      logger?.warn({ err, network: source.network }, 'could not read the chain id; payment requests name mainnet');
+      chainId = undefined;
+      return undefined;
+    }));
+  return { address: source.address, tokens, chainId: askChainId };
 }
 
 export class ChainRail implements PaymentRail {
