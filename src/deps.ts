@@ -16,6 +16,7 @@ import type { ChainDeposits, ChainWatcher, MpesaRail } from './modules/rails/ind
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
+import type { SandboxService } from './modules/sandbox/index.js';
 import type { WebhookService } from './modules/webhooks/index.js';
 import type { MerchantClocks } from './shared/clock.js';
 import type { Environment } from './shared/scope.js';
@@ -55,6 +56,8 @@ export interface Services {
   /** Console sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the sign-in route. */
   consoleLogins: WindowLimiter;
   runTimeJobs: RunTimeJobs;
+  /** The sandbox's test helpers: the payment driver, the clock and the trigger of sample events. */
+  sandbox: SandboxService;
   /** Seals what the server stores and must read back (webhook endpoint secrets, responses that show them). */
   secrets: SecretBox;
 }

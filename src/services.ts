@@ -32,6 +32,7 @@ import {
 import { loadRateTable, RateBook, RateRefresher, type RateProvider } from './modules/rates/index.js';
 import { RefundService } from './modules/refunds/index.js';
 import { ReportService } from './modules/reports/index.js';
+import { SandboxService } from './modules/sandbox/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
 import { WebhookService } from './modules/webhooks/index.js';
 import { MerchantClocks, systemClock, type Clock } from './shared/clock.js';
@@ -75,6 +76,7 @@ export async function buildServices(
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -103,7 +105,8 @@ export async function buildServices(
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
     secrets: opts.secrets,
-    runTimeJobs: timeJobs({ db, clocks, intents, rails }),
+    runTimeJobs,
+    sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
     async close() {
       rails.close();
       await book?.close();

@@ -1,2 +1,1 @@
-export { advanceSandboxClock, simulatePayment, type SandboxDeps, type SimulateInput } from './sandbox.service.js';
-export { triggerSampleEvent } from './trigger.service.js';
+export { SandboxService, type SandboxServiceDeps, type SimulateInput } from './sandbox.service.js';

@@ -14,7 +14,9 @@ import { AppError } from '../../shared/errors.js';
 import { DecimalString, StringEnum } from '../../shared/schema.js';
 import { FAILURE_CODES, PAYMENT_METHODS, PAYMENT_OUTCOMES, paymentIntentProperties } from '../payment-intents/index.js';
 import { triggerRoutes } from './trigger.routes.js';
-import { advanceSandboxClock, simulatePayment, type SandboxDeps } from './sandbox.service.js';
+import type { SandboxService } from './sandbox.service.js';
+import type { MerchantClocks as Clocks } from '../../shared/clock.js';
+import type { IntentService } from '../payment-intents/index.js';
 
 const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
 
@@ -57,9 +59,15 @@ const ClockResponse = Type.Object(
   { title: 'SandboxClock' },
 );
 
-export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = async (app, { deps }) => {
-  const { clocks, intents } = deps;
-  await app.register(triggerRoutes, { deps });
+export interface SandboxRouteDeps {
+  sandbox: SandboxService;
+  clocks: Clocks;
+  intents: IntentService;
+}
+
+export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxRouteDeps }> = async (app, { deps }) => {
+  const { clocks, intents, sandbox } = deps;
+  await app.register(triggerRoutes, { sandbox });
 
   app.post(
     '/sandbox/payment-intents/:id/simulate',
@@ -79,7 +87,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
       const scope = requireSandbox(request);
       const respond = (intent: PaymentIntentRow) => withResponseMeta(request, intents.view(intent));
       const commitWith = idempotentResponse(request, reply, 200, respond);
-      return respond(await simulatePayment(deps, scope, request.params.id, request.body, commitWith));
+      return respond(await sandbox.simulate(scope, request.params.id, request.body, commitWith));
     },
   );
 
@@ -119,7 +127,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps }> = a
       const scope = requireSandbox(request);
       const respond = (offset: number) => withResponseMeta(request, clockView(clocks, offset));
       const commitWith = idempotentResponse(request, reply, 200, respond);
-      return respond(await advanceSandboxClock(deps, scope, request.body.seconds, commitWith));
+      return respond(await sandbox.advanceClock(scope, request.body.seconds, commitWith));
     },
   );
 };

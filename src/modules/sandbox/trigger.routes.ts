@@ -8,9 +8,10 @@ import { StringEnum } from '../../shared/schema.js';
 import { requireAuth } from '../../http/scope.js';
 import { AppError } from '../../shared/errors.js';
 import { EVENT_TYPES } from '../events/index.js';
-import { triggerSampleEvent, type TriggerDeps, type TriggeredEvent } from './trigger.service.js';
+import type { SandboxService } from './sandbox.service.js';
+import type { TriggeredEvent } from './trigger.service.js';
 
-export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = async (app, { deps }) => {
+export const triggerRoutes: FastifyPluginAsyncTypebox<{ sandbox: SandboxService }> = async (app, { sandbox }) => {
   app.post(
     '/sandbox/webhooks/trigger',
     {
@@ -48,7 +49,7 @@ export const triggerRoutes: FastifyPluginAsyncTypebox<{ deps: TriggerDeps }> = a
       }
       const type = request.body.type ?? 'payment_intent.paid';
       const respond = (triggered: TriggeredEvent) => withResponseMeta(request, triggered);
-      return respond(await triggerSampleEvent(deps, scope.merchantId, type, idempotentResponse(request, reply, 200, respond)));
+      return respond(await sandbox.trigger(scope.merchantId, type, idempotentResponse(request, reply, 200, respond)));
     },
   );
 };

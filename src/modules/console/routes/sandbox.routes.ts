@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../shared/errors.js';
 import type { PaymentMethod, PaymentOutcome } from '../../payment-intents/index.js';
-import { advanceSandboxClock, simulatePayment } from '../../sandbox/index.js';
 import { messagePage } from '../pages/layout.js';
 import { DRIVER_METHODS, DRIVER_OUTCOMES } from '../pages/payment-page.js';
 import { paymentDetail } from './payments.routes.js';
@@ -20,7 +19,7 @@ async function drivePayment(kit: ConsoleKit, request: FastifyRequest, reply: Fas
   try {
     if (!DRIVER_OUTCOMES.includes(outcome)) throw new AppError('parameter_invalid', 'Choose an outcome.', { param: 'outcome' });
     if (!DRIVER_METHODS.includes(method)) throw new AppError('parameter_invalid', 'Choose a payment method.', { param: 'payment_method' });
-    await simulatePayment(kit.deps, scope, id, { outcome: outcome as PaymentOutcome, payment_method: method as PaymentMethod });
+    await kit.deps.sandbox.simulate(scope, id, { outcome: outcome as PaymentOutcome, payment_method: method as PaymentMethod });
     await kit.audit(a.session, request, 'sandbox.payment_driven', id, { outcome, payment_method: method });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -40,7 +39,7 @@ async function advanceClock(kit: ConsoleKit, request: FastifyRequest, reply: Fas
   const text = (a.form['seconds'] ?? '').trim();
   try {
     const seconds = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
-    await advanceSandboxClock(kit.deps, scope, seconds);
+    await kit.deps.sandbox.advanceClock(scope, seconds);
     await kit.audit(a.session, request, 'sandbox.clock_advanced', null, { seconds });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -15,17 +15,22 @@ import type { RefundService } from '../../refunds/index.js';
 import type { RatesConfig } from '../../../config.js';
 import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
-import type { SandboxDeps } from '../../sandbox/index.js';
+import type { SandboxService } from '../../sandbox/index.js';
+import type { IntentService } from '../../payment-intents/index.js';
+import type { Db } from '../../../db/transaction.js';
+import type { MerchantClocks } from '../../../shared/clock.js';
 import type { WebhookService } from '../../webhooks/index.js';
 import type { ConsoleAuth, ConsoleSession } from '../console-auth.service.js';
 import { liveClosedPage } from '../pages/home-page.js';
 import { messagePage, type Env, type PageContext } from '../pages/layout.js';
 
-/**
- * The services the console's routes call, each the service itself. The sandbox tools' own (db, clocks,
- * intents, rails, runTimeJobs) come with SandboxDeps.
- */
-export interface ConsoleRouteDeps extends SandboxDeps {
+/** The services the console's routes call, each the service itself. */
+export interface ConsoleRouteDeps {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  /** The sandbox tools: the payment driver and the clock. */
+  sandbox: SandboxService;
   /** The console's users, sessions and audit log. */
   console: ConsoleAuth;
   /** Sign-in attempts per client address (LOGINS_PER_MINUTE a minute), checked before any password. */
