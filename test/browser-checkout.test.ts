@@ -21,7 +21,8 @@ const SCREENSHOTS = process.env['COWRIE_UPDATE_SCREENSHOTS']
   ? new URL('../docs/screenshots/', import.meta.url)
   : new URL(`file://${mkdtempSync(join(tmpdir(), 'cowrie-screens-'))}/`);
 
-describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, () => {
+// A page in a browser takes seconds on a busy machine: each test may take 90.
+describe.skipIf(!HAVE_CHROMIUM)(`checkout in a browser (${ENGINE})`, { timeout: 90_000 }, () => {
   let s: TestServer;
   let browser: Browser;
   let context: BrowserContext;

@@ -19,7 +19,8 @@ const SCREENSHOTS = process.env['COWRIE_UPDATE_SCREENSHOTS']
   : new URL(`file://${mkdtempSync(join(tmpdir(), 'cowrie-screens-'))}/`);
 const PHONE = { width: 390, height: 844 };
 
-describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, () => {
+// A page in a browser takes seconds on a busy machine: each test may take 90.
+describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, { timeout: 90_000 }, () => {
   let s: TestServer;
   let browser: Browser;
   let owner: { email: string; password: string; merchantId: string };

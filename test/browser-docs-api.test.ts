@@ -14,7 +14,8 @@ if (!HAVE_CHROMIUM) {
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-describe.skipIf(!HAVE_CHROMIUM)(`/docs/api in a browser (${ENGINE})`, () => {
+// A page in a browser takes seconds on a busy machine: each test may take 90.
+describe.skipIf(!HAVE_CHROMIUM)(`/docs/api in a browser (${ENGINE})`, { timeout: 90_000 }, () => {
   let s: TestServer;
   let browser: Browser;
   const pageErrors: string[] = [];

@@ -23,7 +23,8 @@ const SCREENSHOTS = process.env['COWRIE_UPDATE_SCREENSHOTS']
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 
-describe.skipIf(!HAVE_CHROMIUM)(`docs in a browser (${ENGINE})`, () => {
+// A page in a browser takes seconds on a busy machine: each test may take 90.
+describe.skipIf(!HAVE_CHROMIUM)(`docs in a browser (${ENGINE})`, { timeout: 90_000 }, () => {
   let s: TestServer;
   let browser: Browser;
   let context: BrowserContext;

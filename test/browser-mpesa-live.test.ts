@@ -12,7 +12,8 @@ import { MPESA_TEST_CREDENTIALS as CREDS, mpesaEnv } from './helpers/mpesa.js';
 
 if (!HAVE_CHROMIUM) process.stdout.write(`\nLive M-Pesa browser test SKIPPED: ${CHROMIUM} is missing.\n\n`);
 
-describe.skipIf(!HAVE_CHROMIUM)(`live checkout by M-Pesa in a browser (${ENGINE})`, () => {
+// A page in a browser takes seconds on a busy machine: each test may take 90.
+describe.skipIf(!HAVE_CHROMIUM)(`live checkout by M-Pesa in a browser (${ENGINE})`, { timeout: 90_000 }, () => {
   let s: TestServer;
   let peer: DarajaPeer;
   let browser: Browser;

@@ -59,13 +59,13 @@ function expectAllowed(r: ApiResponse, env: Env, limit: number, remaining: numbe
  * starts at its first request). A run that took longer proves nothing either way, so it is repeated.
  */
 async function withinOneWindow<T>(newKey: () => Promise<string>, fn: (key: string) => Promise<T>): Promise<T> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 8; attempt++) {
     const key = await newKey();
     const started = performance.now();
     const result = await fn(key);
     if (performance.now() - started < 900) return result;
   }
-  throw new Error('three attempts each took longer than the one-second window; the machine is too slow to judge');
+  throw new Error('eight attempts each took longer than the one-second window; the machine is too slow to judge');
 }
 
 describe(`rate limits (${ENGINE})`, () => {
@@ -289,13 +289,13 @@ describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processe
     // let through 20.
     let elapsedMs = Infinity;
     let results: Array<ApiResponse & { proc: number }> = [];
-    for (let attempt = 0; attempt < 5 && elapsedMs >= 800; attempt++) {
+    for (let attempt = 0; attempt < 8 && elapsedMs >= 800; attempt++) {
       const key = await freshKey();
       const started = performance.now();
       results = await Promise.all(Array.from({ length: 40 }, (_, i) => verify(procs[i % 2]!, key).then((r) => ({ ...r, proc: i % 2 }))));
       elapsedMs = performance.now() - started;
     }
-    expect(elapsedMs, 'five bursts each took 800 ms or more; the machine is too slow to judge').toBeLessThan(800);
+    expect(elapsedMs, 'eight bursts each took 800 ms or more; the machine is too slow to judge').toBeLessThan(800);
     expect(
       results.every((r) => r.status === 200 || r.status === 429),
       results.map((r) => r.status).join(','),

@@ -91,7 +91,8 @@ describe.skipIf(ENGINE !== 'sqlite')('@cowrie/sdk packed and installed in a proj
       (err: { stdout: string }) => err,
     );
     expect('stdout' in failed ? failed.stdout : '').toMatch(/wrong\.ts.*error TS2322/);
-  });
+    // Two runs of the compiler, each several seconds on a busy machine.
+  }, 120_000);
 
   it('runs from the installed package against a real server', async () => {
     const out = await run(process.execPath, ['out/pay.js'], {

@@ -13,10 +13,11 @@ export const SERVER_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
 // Ports for servers that a test starts on a port it chose (a child process, a restart on the same
 // address): each Vitest worker has its own block below the kernel's ephemeral range (32768 and up), so
 // neither another file running beside it nor a port-0 listener or an outgoing connection can take a port
-// between its check here and the server's bind, or while a server restarts on it.
+// between its check here and the server's bind, or while a server restarts on it. Each worker starts at a
+// random place in its block, so that two test runs at once on one machine seldom reach for the same port.
 const PORT_BLOCK = 400;
 const PORT_BASE = 20_000 + ((Number(process.env['VITEST_POOL_ID'] ?? 1) - 1) % 30) * PORT_BLOCK;
-let nextPort = 0;
+let nextPort = Math.floor(Math.random() * PORT_BLOCK);
 
 async function bindable(port: number): Promise<boolean> {
   const probe = createServer();
