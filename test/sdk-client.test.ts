@@ -127,7 +127,7 @@ describe(`@cowrie/sdk client (${ENGINE})`, () => {
     const newest = (
       await waitFor(
         'an earlier event in the feed',
-        () => cowrie.events.list({ limit: 1 }),
+        async () => await cowrie.events.list({ limit: 1 }),
         (page) => page.data.length === 1,
       )
     ).data[0]!;
