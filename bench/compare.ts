@@ -3,7 +3,8 @@
 // link to this checkout's, `npm run build` there). The builds are interleaved round by round (the machine's
 // speed moves by tens of percent within minutes, so only interleaved rounds compare), each round a fresh
 // database per build, SQLite and PostgreSQL; it prints each round and the medians, with the server's CPU
-// per request. BENCH_ROUNDS (default 3), BENCH_SECONDS (8) and BENCH_CONNECTIONS (32) change the run.
+// per request. BENCH_ROUNDS (default 3), BENCH_SECONDS (8), BENCH_CONNECTIONS (32) and BENCH_ENGINES
+// (`sqlite,postgres`) change the run.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -63,7 +64,8 @@ async function main(): Promise<void> {
   if (builds.length < 1 || builds.some((b) => !existsSync(join(b, 'dist', 'cli', 'main.js')))) {
     throw new Error('usage: bench/compare.ts DIR [DIR …], each with a built dist/');
   }
-  for (const engine of ['sqlite', 'postgres'] as const) {
+  const engines = (process.env['BENCH_ENGINES'] ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
+  for (const engine of engines) {
     const results = new Map<string, Round[]>(builds.map((b) => [b, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [i, build] of builds.entries()) {

@@ -14,6 +14,11 @@ export const PG_ADMIN =
 
 /** The server as `npm start` and the `cowrie` command start it (node's flag: src/cli/heap.ts). */
 export const SERVER = ['--max-semi-space-size=4', 'dist/cli/main.js'];
+/**
+ * The key webhook secrets are sealed with in a benchmark's server (PostgreSQL refuses to start without
+ * one); COWRIE_SECRETS_KEY in the environment replaces it.
+ */
+const BENCH_SECRETS_KEY = process.env['COWRIE_SECRETS_KEY'] ?? Buffer.alloc(32, 7).toString('base64');
 
 export interface Started {
   child: ChildProcess;
@@ -39,7 +44,7 @@ export function startProcess(
 ): Promise<Started> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, COWRIE_METRICS_PORT: '0', ...env },
+      env: { ...process.env, COWRIE_METRICS_PORT: '0', COWRIE_SECRETS_KEY: BENCH_SECRETS_KEY, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.add(child);
