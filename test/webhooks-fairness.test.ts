@@ -18,9 +18,11 @@ describe(`webhook fairness between endpoints (${ENGINE})`, () => {
 
   beforeAll(async () => {
     s = await startTestServer({
-      env: { ...WEBHOOK_ENV, COWRIE_WEBHOOK_TIMEOUT_MS: '10000', COWRIE_WEBHOOK_LEASE_MS: '12000', COWRIE_WEBHOOK_CONCURRENCY: '64' },
+      // The longest timeout a lease allows: on a loaded machine the test may take over 10 s, and an attempt
+      // cut off by its timeout is tried again while the receiver still counts the first one as held.
+      env: { ...WEBHOOK_ENV, COWRIE_WEBHOOK_TIMEOUT_MS: '29000', COWRIE_WEBHOOK_LEASE_MS: '30000', COWRIE_WEBHOOK_CONCURRENCY: '64' },
     });
-    // Answers nothing until the test lets go (or the server's 10 s timeout cuts it).
+    // Answers nothing until the test lets go (or the server's 29 s timeout cuts it).
     silent = await startReceiver(
       () =>
         new Promise((resolve) => {

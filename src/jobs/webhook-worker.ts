@@ -1,7 +1,8 @@
 // The webhook delivery worker (graphile-worker's claiming, svix's attempts): claims due deliveries, POSTs
 // each signed event, records every attempt and schedules the next one on the retry ladder. It sleeps until
-// woken: by PostgreSQL NOTIFY when an event's transaction commits, by the in-process bell on SQLite, by a
-// finished attempt, or by the next due time (retries, and leases of dead workers running out).
+// woken: by PostgreSQL NOTIFY when an event's transaction commits, by the in-process bell on SQLite, or by
+// the next due time (retries, and leases of dead workers running out). Finished attempts are recorded in
+// batches, and each record claims, in its own transaction, what those attempts' ends made claimable.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -125,7 +126,7 @@ class WebhookDeliveryWorker implements DeliveryWorker {
     w?.();
   }
 
-  /** Something happened that may make deliveries due (a commit, a finished attempt): claim again. */
+  /** Something happened that may make deliveries due (a commit, a record that claimed all it asked for): claim again. */
   private readonly wake = (): void => {
     this.wakes++;
     this.idleUntil = 0;
@@ -213,7 +214,8 @@ class WebhookDeliveryWorker implements DeliveryWorker {
       .finally(() => {
         this.inFlight--;
         this.attempts.delete(p);
-        this.wake();
+        // Its outcome's record claims what its end made claimable (flush); the loop only looks again.
+        this.poke();
       });
     this.attempts.add(p);
   }
@@ -284,21 +286,39 @@ class WebhookDeliveryWorker implements DeliveryWorker {
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.queue.length);
+    while (this.queue.length > 0) await this.recordBatch(this.queue.splice(0, this.queue.length));
+    this.flushing = null;
+    this.poke();
+  }
+
+  /**
+   * Records a batch of outcomes and, in the same transaction, claims into the free slots: the recorded
+   * attempts' places at their endpoints are free from that commit on, and a claim made apart from it would
+   * see them still taken. A claim that took all it asked for may have left more due: the loop claims again.
+   */
+  private async recordBatch(batch: AttemptOutcome[]): Promise<void> {
+    const { config, db, logger } = this.opts;
+    const limit = this.stopped ? 0 : Math.max(0, Math.min(config.concurrency - this.inFlight - this.reserved, BATCH));
+    this.reserved += limit;
+    let claimed: ClaimedAttempt[] = [];
+    try {
       for (let tries = 1; ; tries++) {
         try {
-          await recordOutcomes(this.opts.db, batch);
+          claimed = await recordOutcomes(db, batch, { now: this.clock.nowMs(), leaseMs: config.leaseMs, limit });
           break;
         } catch (err) {
           // Unrecorded attempts are not lost: their leases run out and they are tried again.
-          this.opts.logger.error({ err, attempts: batch.length }, 'recording webhook attempts failed');
+          logger.error({ err, attempts: batch.length }, 'recording webhook attempts failed');
           if (tries >= 3) break;
           await new Promise((r) => setTimeout(r, 200 * tries));
         }
       }
+    } finally {
+      this.reserved -= limit;
     }
-    this.flushing = null;
-    this.wake();
+    for (const a of claimed) this.launch(a);
+    if (claimed.length === limit) this.wake();
+    // A failed attempt's next try: look again by then.
+    for (const o of batch) if (o.nextAttemptAt !== null) this.idleUntil = Math.min(this.idleUntil, o.nextAttemptAt);
   }
 }

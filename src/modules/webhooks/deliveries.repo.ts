@@ -28,48 +28,55 @@ export interface ClaimedAttempt {
 
 /** Attempts one endpoint may have in flight at once, across every process: a silent receiver delays only its own deliveries. */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
-/** Due deliveries a claim looks at, oldest first, to choose from. */
-const CLAIM_WINDOW = 1000;
 
 /**
- * The due deliveries a claim takes, oldest first: never one of an endpoint that has its
- * MAX_IN_FLIGHT_PER_ENDPOINT attempts under way, and of the others no more than their places left. An
- * endpoint at its limit is left out before the window of oldest due deliveries is taken, so that a silent
- * receiver's backlog, however deep, never hides another endpoint's deliveries from the claim. Claims are
- * one at a time (on PostgreSQL under an advisory lock), so the count of attempts under way is exact.
+ * Each endpoint's first MAX_IN_FLIGHT_PER_ENDPOINT due deliveries with their places (1 for the oldest), each
+ * read from the pending-by-endpoint index alone: the k-th id and due time as scalar subqueries with OFFSET k
+ * (a constant: neither engine takes an outer column there; both walk the index in the same order), the
+ * places joined by UNION ALL. No join back to the table, whose planner would be free to scan it whole.
  */
-function fairDue(db: Db, now: number, limit: number) {
-  const pending = sql.lit<WebhookDeliveryStatus>('pending');
-  const inFlight = db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => ['endpoint_id', eb.fn.countAll<number>().as('n')])
-    .where('locked_by', 'is not', null)
-    .where('status', '=', pending)
-    .where('next_attempt_at', '>', now)
-    .groupBy('endpoint_id');
-  const full = db.selectFrom(inFlight.as('f')).select('f.endpoint_id').where('f.n', '>=', MAX_IN_FLIGHT_PER_ENDPOINT);
-  const window = db
-    .selectFrom('webhook_deliveries as c')
-    .select((eb) => [
-      'c.id',
-      'c.next_attempt_at',
-      'c.endpoint_id',
-      sql<number>`row_number() over (partition by ${eb.ref('c.endpoint_id')} order by ${eb.ref('c.next_attempt_at')}, ${eb.ref('c.id')})`.as(
-        'place',
-      ),
-    ])
-    .where('c.status', '=', pending)
-    .where('c.next_attempt_at', '<=', now)
-    .where('c.endpoint_id', 'not in', full)
-    .orderBy('c.next_attempt_at')
-    .limit(CLAIM_WINDOW);
-  return db
-    .selectFrom(window.as('w'))
-    .leftJoin(inFlight.as('f'), 'f.endpoint_id', 'w.endpoint_id')
-    .select('w.id')
-    .where((x) => x('w.place', '<=', x(sql.lit(MAX_IN_FLIGHT_PER_ENDPOINT), '-', x.fn.coalesce('f.n', sql.lit(0)))))
-    .orderBy('w.next_attempt_at')
-    .limit(limit);
+function placePicks(now: number): RawBuilder<unknown> {
+  const kth = (k: number, column: 'id' | 'next_attempt_at') => sql`(select ${sql.ref(`x.${column}`)} from webhook_deliveries x
+      where x.endpoint_id = h.endpoint_id and x.status = 'pending' and x.next_attempt_at <= ${now}
+      order by x.next_attempt_at limit 1 offset ${sql.lit(k)})`;
+  const place = (k: number) =>
+    sql`select ${kth(k, 'id')} as id, ${kth(k, 'next_attempt_at')} as next_attempt_at, ${sql.lit(k + 1)} as place, h.endpoint_id
+    from heads h where h.endpoint_id is not null`;
+  return sql.join(
+    Array.from({ length: MAX_IN_FLIGHT_PER_ENDPOINT }, (_, k) => place(k)),
+    sql` union all `,
+  );
+}
+
+/**
+ * The claim's choice, as the CTEs of its UPDATE: the due deliveries it takes, oldest first, never one of an
+ * endpoint that has its MAX_IN_FLIGHT_PER_ENDPOINT attempts under way, and of the others no more than their
+ * places left. It walks the endpoints that have pending deliveries (`heads`: a loose scan of the
+ * pending-by-endpoint index, one seek per endpoint) and takes at most the first MAX_IN_FLIGHT_PER_ENDPOINT due
+ * deliveries of each through the same index (`picks`: one seek per place), so a silent receiver's backlog,
+ * however deep, costs a few seeks and never hides another endpoint's deliveries. Claims are one at a time
+ * (on PostgreSQL under an advisory lock), so the count of attempts under way (`in_flight`) is exact.
+ * 'pending' is a literal: SQLite uses a partial index only for a query whose condition names that very value.
+ */
+function fairDueCtes(now: number, limit: number): RawBuilder<unknown> {
+  const places = sql.lit(MAX_IN_FLIGHT_PER_ENDPOINT);
+  return sql`with recursive heads(endpoint_id) as (
+      select min(endpoint_id) from webhook_deliveries where status = 'pending'
+      union all
+      select (select min(x.endpoint_id) from webhook_deliveries x where x.status = 'pending' and x.endpoint_id > heads.endpoint_id)
+      from heads where heads.endpoint_id is not null
+    ),
+    in_flight(endpoint_id, n) as (
+      select endpoint_id, count(*) from webhook_deliveries
+      where locked_by is not null and status = 'pending' and next_attempt_at > ${now}
+      group by endpoint_id
+    ),
+    picks(id, next_attempt_at, place, endpoint_id) as (${placePicks(now)}),
+    due as materialized (
+      select p.id from picks p left join in_flight f on f.endpoint_id = p.endpoint_id
+      where p.id is not null and p.place <= ${places} - coalesce(f.n, 0)
+      order by p.next_attempt_at, p.id limit ${limit}
+    )`;
 }
 
 /** Serializes claims across processes on PostgreSQL (a transaction-scoped advisory lock; its key is arbitrary). */
@@ -99,15 +106,10 @@ function ours(c: ClaimOf, t: 'webhook_deliveries' | 'd') {
 
 /** Takes the chosen deliveries (computed once, materialized: the UPDATE must not re-run the choice per row). */
 function claimStatement(c: ClaimOf, limit: number) {
-  return c.db
-    .with(
-      (cte) => cte('due').materialized(),
-      () => fairDue(c.db, c.now, limit),
-    )
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), next_attempt_at: c.leaseEnd, locked_by: c.token, updated_at: c.now }))
-    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-    .where('status', '=', PENDING);
+  return sql`${fairDueCtes(c.now, limit)}
+    update webhook_deliveries set attempt_count = attempt_count + 1, next_attempt_at = ${c.leaseEnd}, locked_by = ${c.token},
+      updated_at = ${c.now}
+    where id in (select id from due) and status = 'pending'`.compile(c.db);
 }
 
 /** The endpoint of the delivery still takes deliveries (a paused one too: its deliveries wait for it). */
@@ -209,6 +211,52 @@ function claimedAttemptsQuery(c: ClaimOf) {
     .whereRef('a.attempt_number', '=', 'd.attempt_count');
 }
 
+/** A new claim at `now`: its token and its lease's end. */
+function newClaim(db: Db, now: number, leaseMs: number): ClaimOf {
+  return { db, now, token: `clm_${randomBase62(16)}`, leaseEnd: now + leaseMs };
+}
+
+/** Claims run one at a time across processes: on PostgreSQL the transaction first takes the claim lock. */
+function lockClaims(batch: WriteBatch, db: Db): WriteBatch {
+  if (engineOf(db) === 'postgres') batch.add(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.compile(db));
+  return batch;
+}
+
+/** The claim's statements; the last one answers the claimed attempts (claimedFrom reads them). */
+function addClaim(batch: WriteBatch, c: ClaimOf, limit: number): WriteBatch {
+  return batch
+    .add(claimStatement(c, limit))
+    .add(cancelStatement(c).compile())
+    .add(parkStatement(c).compile())
+    .add(openAttemptsStatement(c).compile())
+    .add(claimedAttemptsQuery(c).compile());
+}
+
+interface ClaimedRow {
+  attempt_id: string;
+  attempt_number: number;
+  delivery_id: string;
+  event_id: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  environment: Environment;
+  payload: string;
+}
+
+function claimedFrom(c: ClaimOf, rows: readonly ClaimedRow[]): ClaimedAttempt[] {
+  return rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    eventId: r.event_id,
+    attemptId: r.attempt_id,
+    attemptNumber: Number(r.attempt_number),
+    token: c.token,
+    startedAt: c.now,
+    endpoint: { id: r.endpoint_id, url: r.url, secret: r.secret, environment: r.environment },
+    body: r.payload,
+  }));
+}
+
 /**
  * Claims up to `limit` due deliveries (fairDue chooses them): their next_attempt_at becomes the lease's end,
  * so a claim of a worker that dies is due again when the lease runs out. Claims run one at a time: on
@@ -219,38 +267,9 @@ function claimedAttemptsQuery(c: ClaimOf) {
  * its token), so the whole claim is one transaction sent at once: one message to SQLite's thread.
  */
 export async function claimDueDeliveries(db: Db, now: number, leaseMs: number, limit: number): Promise<ClaimedAttempt[]> {
-  const engine = engineOf(db);
-  const c: ClaimOf = { db, now, token: `clm_${randomBase62(16)}`, leaseEnd: now + leaseMs };
-  const batch = new WriteBatch();
-  if (engine === 'postgres') batch.add(sql`select pg_advisory_xact_lock(${CLAIM_LOCK_KEY})`.compile(db));
-  batch
-    .add(claimStatement(c, limit).compile())
-    .add(cancelStatement(c).compile())
-    .add(parkStatement(c).compile())
-    .add(openAttemptsStatement(c).compile())
-    .add(claimedAttemptsQuery(c).compile());
-  const results = await runAtomic(db, batch);
-  const rows = results.at(-1)!.rows as Array<{
-    attempt_id: string;
-    attempt_number: number;
-    delivery_id: string;
-    event_id: string;
-    endpoint_id: string;
-    url: string;
-    secret: string;
-    environment: Environment;
-    payload: string;
-  }>;
-  return rows.map((r) => ({
-    deliveryId: r.delivery_id,
-    eventId: r.event_id,
-    attemptId: r.attempt_id,
-    attemptNumber: Number(r.attempt_number),
-    token: c.token,
-    startedAt: now,
-    endpoint: { id: r.endpoint_id, url: r.url, secret: r.secret, environment: r.environment },
-    body: r.payload,
-  }));
+  const c = newClaim(db, now, leaseMs);
+  const results = await runAtomic(db, addClaim(lockClaims(new WriteBatch(), db), c, limit));
+  return claimedFrom(c, results.at(-1)!.rows as ClaimedRow[]);
 }
 
 export interface AttemptOutcome {
@@ -320,12 +339,34 @@ const recordDeliveries = prepared('record-deliveries', (db: Q, rows: readonly De
   ),
 );
 
+/** The claim that follows a record, in the same transaction. */
+export interface NextClaim {
+  now: number;
+  leaseMs: number;
+  /** How many deliveries it may take (0: none). */
+  limit: number;
+}
+
 /**
  * Records finished attempts, all in one short transaction (the worker's group commit): one UPDATE of the
- * attempts and one of the deliveries, each joined to the outcomes as a VALUES list, sent together.
+ * attempts and one of the deliveries, each joined to the outcomes as a VALUES list, sent together. With
+ * `next`, the same transaction then claims what is due (claimDueDeliveries' statements, after the claim
+ * lock taken first): the places the recorded attempts held at their endpoints are taken again at once, so
+ * a busy endpoint's next deliveries start one transaction after the last ones finished. Answers what it
+ * claimed.
  */
-export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
+export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[], next?: NextClaim): Promise<ClaimedAttempt[]> {
+  const c = next !== undefined && next.limit > 0 ? newClaim(db, next.now, next.leaseMs) : null;
+  if (outcomes.length === 0 && c === null) return [];
+  const batch = new WriteBatch();
+  if (c !== null) lockClaims(batch, db);
+  if (outcomes.length > 0) addRecords(batch, db, outcomes);
+  if (c !== null) addClaim(batch, c, next!.limit);
+  const results = await runAtomic(db, batch);
+  return c === null ? [] : claimedFrom(c, results.at(-1)!.rows as ClaimedRow[]);
+}
+
+function addRecords(batch: WriteBatch, db: Db, outcomes: readonly AttemptOutcome[]): void {
   const attemptRows = outcomes.map((o): AttemptRow => [
     o.attempt.attemptId,
     o.succeeded ? 'succeeded' : 'failed',
@@ -349,9 +390,8 @@ export async function recordOutcomes(db: Db, outcomes: readonly AttemptOutcome[]
       status === 'pending' ? null : o.finishedAt,
     ];
   });
-  const batch = new WriteBatch().add(recordAttempts(db, attemptRows)).add(recordDeliveries(db, deliveryRows));
+  batch.add(recordAttempts(db, attemptRows)).add(recordDeliveries(db, deliveryRows));
   for (const o of outcomes) if (o.gone) addDisableEndpoint(batch, db, o.attempt.endpoint.id, 'gone', o.finishedAt);
-  await runAtomic(db, batch);
 }
 
 /**
