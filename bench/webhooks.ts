@@ -1,8 +1,11 @@
 // Webhook delivery benchmark, on SQLite and PostgreSQL:
-// 1. throughput: a backlog of N events, each with one delivery, is written while the server is stopped;
-//    the server starts and its worker drains the backlog to a local receiver: deliveries per second from
-//    the first arrival to the last;
-// 2. delay from commit to first attempt: payment intents created through the API by a few clients; for each
+// 1. throughput: a backlog of N events, each with one delivery, spread over E endpoints (12 by default; an
+//    environment holds at most 16), is written while the server is stopped; the server starts and its
+//    worker drains the backlog to a local receiver: deliveries per second from the first arrival to the
+//    last. Then the same for a smaller backlog to one endpoint alone: one endpoint has at most 4 attempts
+//    in flight, so its rate is bounded by its receiver's round trip and one transaction, not by the worker;
+// 2. delay from commit to first attempt: payment intents created through the API by a few clients at a
+//    steady rate (BENCH_WEBHOOK_RATE a second, within what one endpoint takes at 4 in flight); for each
 //    `payment_intent.created` delivery, arrival time minus the time the create request was sent (an upper
 //    bound of the commit-to-attempt delay: the commit happens after the request is sent) and minus the time
 //    the response arrived (a lower bound). On PostgreSQL, whose NOTIFY wakes the workers of every process,
@@ -26,6 +29,9 @@ import { startProcess, stop, withPgDatabase, type Started } from './lib.js';
 const BACKLOG = Number(process.env['BENCH_WEBHOOK_BACKLOG'] ?? 20_000);
 const LATENCY_EVENTS = Number(process.env['BENCH_WEBHOOK_EVENTS'] ?? 600);
 const CLIENTS = 4;
+const ENDPOINTS = Number(process.env['BENCH_WEBHOOK_ENDPOINTS'] ?? 12);
+const ONE_ENDPOINT_BACKLOG = Number(process.env['BENCH_WEBHOOK_ONE_BACKLOG'] ?? 2_000);
+const RATE = Number(process.env['BENCH_WEBHOOK_RATE'] ?? 100);
 const WARMUP_EVENTS = 400;
 // From the sources (tsx costs only start-up time), so the figures are always those of the code beside it.
 const ENTRY = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
@@ -83,8 +89,8 @@ async function call(port: number, key: string, method: string, path: string, bod
   return json;
 }
 
-/** Writes `n` events of the demo merchant with one due delivery each, as recordEvent would. */
-async function writeBacklog(databaseUrl: string, merchantId: string, endpointId: string, n: number): Promise<void> {
+/** Writes `n` events of the demo merchant with one due delivery each, to the endpoints in turn, as recordEvent would. */
+async function writeBacklog(databaseUrl: string, merchantId: string, endpointIds: readonly string[], n: number): Promise<void> {
   const d = openDatabase(databaseUrl);
   try {
     const now = Date.now();
@@ -115,7 +121,7 @@ async function writeBacklog(databaseUrl: string, merchantId: string, endpointId:
         deliveries.push({
           id: newId('webhook_delivery'),
           event_id: id,
-          endpoint_id: endpointId,
+          endpoint_id: endpointIds[i % endpointIds.length]!,
           merchant_id: merchantId,
           environment: 'test' as const,
           status: 'pending' as const,
@@ -148,6 +154,7 @@ const pct = (xs: number[], p: number) => {
 interface Figures {
   engine: string;
   perSecond: number;
+  oneEndpointPerSecond: number;
   upperP50: number;
   upperP99: number;
   lowerP50: number;
@@ -159,25 +166,35 @@ interface Figures {
 async function benchEngine(engine: string, databaseUrl: string, port: number): Promise<Figures> {
   const rx = await startReceiver();
   try {
-    // First start: migrate, demo merchant and key; then an endpoint.
+    // First start: migrate, demo merchant and key; then the endpoints: ENDPOINTS for the backlog (subscribed
+    // to an event the stream never sends: their deliveries are written directly) and one for the stream.
     let srv = await startServer(databaseUrl, port);
     const key = /cwk_test_sk_[0-9A-Za-z]+/.exec(srv.output())?.[0];
     if (!key) throw new Error(`no demo key:\n${srv.output()}`);
     const me = await call(port, key, 'GET', '/auth/verify');
+    const backlogEndpoints: string[] = [];
+    for (let i = 0; i < ENDPOINTS; i++)
+      backlogEndpoints.push((await call(port, key, 'POST', '/webhook_endpoints', { url: rx.url, events: ['refund.created'] })).id);
     const endpoint = await call(port, key, 'POST', '/webhook_endpoints', {
       url: rx.url,
       events: ['payment_intent.paid', 'payment_intent.created'],
     });
     await stop(srv.child);
 
-    // 1. Throughput: drain a backlog.
-    await writeBacklog(databaseUrl, me.merchant_id, endpoint.id, BACKLOG);
-    const drained = new Promise<void>((r) => (rx.onArrival = () => rx.arrivals.size >= BACKLOG && r()));
-    srv = await startServer(databaseUrl, port);
-    await drained;
-    rx.onArrival = null;
-    const times = [...rx.arrivals.values()];
-    const perSecond = (BACKLOG - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+    // 1. Throughput: drain a backlog over ENDPOINTS endpoints, then one to a single endpoint.
+    const drain = async (endpointIds: readonly string[], n: number): Promise<number> => {
+      rx.arrivals.clear();
+      await writeBacklog(databaseUrl, me.merchant_id, endpointIds, n);
+      const drained = new Promise<void>((r) => (rx.onArrival = () => rx.arrivals.size >= n && r()));
+      srv = await startServer(databaseUrl, port);
+      await drained;
+      rx.onArrival = null;
+      const times = [...rx.arrivals.values()];
+      return (n - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+    };
+    const perSecond = await drain(backlogEndpoints, BACKLOG);
+    await stop(srv.child);
+    const oneEndpointPerSecond = await drain([endpoint.id], ONE_ENDPOINT_BACKLOG);
 
     // 2. Commit-to-first-attempt delay under a steady stream of creates.
     // The server process has just started: its create path is still cold (the interpreter, the first
@@ -212,8 +229,11 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     const probing = probe();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
-        for (let i = 0; i < WARMUP_EVENTS / CLIENTS; i++)
+        for (let i = 0; i < WARMUP_EVENTS / CLIENTS; i++) {
+          const start = performance.now();
           await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
+          await new Promise((r) => setTimeout(r, Math.max(0, (1000 * CLIENTS) / RATE - (performance.now() - start))));
+        }
       }),
     );
     await new Promise((r) => setTimeout(r, 500));
@@ -228,7 +248,8 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
           const start = performance.now();
           const pi = await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
           sent.set(pi.id, { start, end: performance.now() });
-          await new Promise((r) => setTimeout(r, 5));
+          // Each client sends RATE / CLIENTS a second.
+          await new Promise((r) => setTimeout(r, Math.max(0, (1000 * CLIENTS) / RATE - (performance.now() - start))));
         }
       }),
     );
@@ -269,6 +290,7 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
     return {
       engine,
       perSecond,
+      oneEndpointPerSecond,
       upperP50: pct(upper, 50),
       upperP99: pct(upper, 99),
       lowerP50: pct(lower, 50),
@@ -283,7 +305,8 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
 
 function show(f: Figures): void {
   process.stdout.write(
-    `${f.engine.padEnd(11)} ${f.perSecond.toFixed(0).padStart(7)} deliveries/s   ` +
+    `${f.engine.padEnd(11)} ${f.perSecond.toFixed(0).padStart(7)} deliveries/s over ${ENDPOINTS} endpoints, ${f.oneEndpointPerSecond.toFixed(0)}/s to one endpoint (at most 4 in flight)\n` +
+      `${''.padEnd(11)} at ${RATE} events/s: ` +
       `API request sent->first attempt p50 ${f.upperP50.toFixed(1)} ms, p99 ${f.upperP99.toFixed(1)} ms (an upper bound of commit->first attempt; response->first attempt, a lower bound: p50 ${f.lowerP50.toFixed(1)}, p99 ${f.lowerP99.toFixed(1)})\n`,
   );
   if (f.exact) {
@@ -295,7 +318,7 @@ function show(f: Figures): void {
 }
 
 process.stdout.write(
-  `Webhook delivery benchmark: backlog of ${BACKLOG} deliveries to a local receiver; ${LATENCY_EVENTS} intents from ${CLIENTS} clients for the delay. Targets: >= 2000 deliveries/s, p99 < 100 ms.\n`,
+  `Webhook delivery benchmark: backlog of ${BACKLOG} deliveries over ${ENDPOINTS} endpoints and of ${ONE_ENDPOINT_BACKLOG} to one endpoint, to a local receiver; ${LATENCY_EVENTS} intents from ${CLIENTS} clients at ${RATE} a second for the delay. Targets: >= 2000 deliveries/s, p99 < 100 ms.\n`,
 );
 const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-wh-'));
 try {
