@@ -15,6 +15,7 @@ import { balanceRoutes } from './modules/balances/balances.routes.js';
 import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
 import { mpesaCallbackRoutes } from './modules/rails/mpesa/mpesa.routes.js';
+import { paystackRoutes } from './modules/rails/card/paystack.routes.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
 import { registerHealth } from './http/health.js';
@@ -107,6 +108,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   await app.register(checkoutRoutes, { deps });
   await app.register(consoleRoutes, { deps });
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
+  await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
   await app.register(
     async (v1) => {
       await v1.register(authRoutes);

@@ -3,12 +3,14 @@
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Type, type Static } from 'typebox';
+import { cardConfig, cardVariables, type CardConfig, type CardVariables } from './config-card.js';
 import { chainConfigs, chainVariables, type ChainConfig, type ChainVariables } from './config-chains.js';
 import { ConfigError } from './config-error.js';
 import { parseSecretsKey } from './shared/secret-box.js';
 
 export { ConfigError } from './config-error.js';
 export type { ChainConfig } from './config-chains.js';
+export type { CardConfig } from './config-card.js';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
@@ -59,6 +61,7 @@ const EnvSchema = Type.Object({
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
   ...chainVariables(),
+  ...cardVariables(),
 });
 
 /** The live M-Pesa rail: on when its four credentials are set. */
@@ -153,6 +156,8 @@ export interface Config {
   readonly metricsPort: number;
   /** Null when the live M-Pesa rail is not configured. */
   readonly mpesa: MpesaConfig | null;
+  /** Null when the live card rail (Paystack) is not configured. */
+  readonly card: CardConfig | null;
   /** The configured on-chain networks of the live wallet rail (none: the live checkout offers no wallet). */
   readonly chains: readonly ChainConfig[];
   readonly chainWatch: {
@@ -213,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: c.COWRIE_SHUTDOWN_TIMEOUT_MS,
     metricsPort: c.COWRIE_METRICS_PORT,
     mpesa,
+    card: cardConfig(c as unknown as CardVariables, originOf(liveUrl)),
     chains,
     chainWatch: Object.freeze({
       pollMs: c.COWRIE_CHAIN_POLL_MS,
@@ -351,4 +357,13 @@ export function hostOf(url: string): string {
 /** The origin (scheme, host, port) of a base URL: where checkout pages and docs live, outside /v1. */
 export function originOf(url: string): string {
   return new URL(url).origin;
+}
+
+/** The live payment methods whose rails are configured, as the start-up banner and the console's home say them. */
+export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'chains'>): string[] {
+  const on: string[] = [];
+  if (config.mpesa) on.push('M-Pesa (Daraja)');
+  if (config.card) on.push('card in KES and USD (Paystack)');
+  if (config.chains.length > 0) on.push(`crypto wallet (${config.chains.map((c) => c.network.toUpperCase()).join(', ')})`);
+  return on;
 }

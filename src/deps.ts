@@ -12,7 +12,7 @@ import type { IntentService, RailRegistry } from './modules/payment-intents/inde
 import type { PaymentService } from './modules/payments/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
-import type { ChainDeposits, ChainWatcher, MpesaRail } from './modules/rails/index.js';
+import type { CardRail, ChainDeposits, ChainWatcher, MpesaRail, PaystackWebhooks } from './modules/rails/index.js';
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
@@ -47,6 +47,9 @@ export interface Services {
   rails: RailRegistry;
   /** The live M-Pesa rail, or null when it is not configured. */
   mpesa: MpesaRail | null;
+  /** The live card rail through Paystack and its webhooks, when configured. */
+  card: CardRail | null;
+  paystackWebhooks: PaystackWebhooks | null;
   /** One watcher per configured on-chain network (run by worker processes, one at a time per network). */
   chainWatchers: ChainWatcher[];
   /** The operator's list of on-chain deposits and the claim of an unmatched one. */

@@ -19,7 +19,10 @@ import {
   ChainRail,
   railNetworkOf,
   ChainWatcher,
+  CardRail,
   DarajaClient,
+  PaystackClient,
+  PaystackWebhooks,
   loadEvmSource,
   MpesaRail,
   SandboxRail,
@@ -73,6 +76,8 @@ export async function buildServices(
   rails.register('test', new SandboxRail(payments, { db, clocks }));
   const mpesa = config.mpesa ? liveMpesa(config.mpesa, payments, db, clocks, opts.logger) : null;
   if (mpesa) rails.register('live', mpesa);
+  const { card, paystackWebhooks } = liveCard(config.card, payments, db, clocks, opts.logger);
+  if (card) rails.register('live', card);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
@@ -100,6 +105,8 @@ export async function buildServices(
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate, secrets: opts.secrets }),
     rails,
     mpesa,
+    card,
+    paystackWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
@@ -146,6 +153,21 @@ function liveMpesa(
   });
   const queryAfterMs = mpesa.queryAfterS * 1000;
   return new MpesaRail(payments, { db, clocks, client, callbackOrigin: mpesa.callbackOrigin, queryAfterMs, logger });
+}
+
+/** The live card rail through Paystack, and its webhooks' receiver. */
+function liveCard(card: Config['card'], payments: PaymentService, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+  if (!card) return { card: null, paystackWebhooks: null };
+  const client = new PaystackClient({ baseUrl: card.baseUrl, secretKey: card.secretKey });
+  const rail = new CardRail(payments, {
+    db,
+    clocks,
+    client,
+    returnOrigin: card.returnOrigin,
+    queryAfterMs: card.queryAfterS * 1000,
+    logger,
+  });
+  return { card: rail, paystackWebhooks: new PaystackWebhooks(rail, card.secretKey, logger) };
 }
 
 /** The live on-chain wallet rail and one watcher per configured network (none: no rail). */

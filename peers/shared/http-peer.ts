@@ -17,6 +17,8 @@ export interface PeerRequest {
 export interface Answer {
   status: number;
   body: unknown;
+  /** Extra headers (a page's content type, a redirect's location). */
+  headers?: Record<string, string>;
 }
 
 /** A control method: called with the arguments of a JSON array body, or the fields of a JSON object body. */
@@ -115,10 +117,10 @@ export async function startPeerServer(opts: PeerServerOptions): Promise<PeerServ
         // The client may have gone while a late answer waited.
         if (res.destroyed) return;
         if (typeof answer.body === 'string') {
-          res.writeHead(answer.status, { 'content-type': 'text/plain' });
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
           res.end(answer.body);
         } else {
-          res.writeHead(answer.status, { 'content-type': opts.jsonType ?? 'application/json' });
+          res.writeHead(answer.status, { 'content-type': opts.jsonType ?? 'application/json', ...answer.headers });
           res.end(JSON.stringify(answer.body));
         }
       };

@@ -277,14 +277,14 @@
           body[k] = String(v);
         });
         clearErrors(form);
-        if (method === 'card') {
+        if (method === 'card' && form.querySelector('[name="card_number"]')) {
           var problems = cardProblems(form);
           if (problems.length) {
             showProblems(form, method, problems);
             return;
           }
         }
-        focusResult = method !== 'external_wallet' && method !== 'paypal';
+        focusResult = method !== 'external_wallet' && method !== 'paypal' && !form.querySelector('[name="email"]');
         var button = form.querySelector('button[type="submit"]');
         button.disabled = true;
         post(payUrl, body).then(

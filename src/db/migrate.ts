@@ -21,6 +21,7 @@ import * as m0015 from './migrations/0015-reference-prices.js';
 import * as m0016 from './migrations/0016-rail-payments-without-resolving.js';
 import * as m0017 from './migrations/0017-webhook-deliveries-in-flight.js';
 import { sealWebhookSecrets } from './migrations/0018-webhook-secrets-sealed.js';
+import * as m0019 from './migrations/0019-card-refunds-disputes.js';
 import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
@@ -49,6 +50,7 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0016-rail-payments-without-resolving': m0016,
   '0017-webhook-deliveries-in-flight': m0017,
   '0018-webhook-secrets-sealed': sealWebhookSecrets(ctx.secrets ?? null),
+  '0019-card-refunds-disputes': m0019,
   '0020-webhook-deliveries-pending-by-endpoint': m0020,
 });
 

@@ -1,7 +1,7 @@
 // `cowrie serve` runs the server; `cowrie migrate` applies the database migrations.
 import cluster from 'node:cluster';
 import { Option, type Command } from 'commander';
-import { loadConfig, type Config } from '../../config.js';
+import { liveMethodsOf, loadConfig, type Config } from '../../config.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { serve } from '../serve.js';
@@ -58,6 +58,7 @@ async function runServe(cli: CliSession, opts: JsonOpt & { role?: string; proces
             `  Checkout:       ${urls.sandbox_checkout}  and  ${urls.live_checkout}  (each intent's checkout_url)`,
             `  Docs:           ${urls.docs}`,
             `  Console:        ${urls.console}`,
+            `  Live methods:   ${liveMethodsOf(r.config).join(', ') || 'none configured (see the README: live payment rails)'}`,
             '',
           ].join('\n') + '\n',
         );

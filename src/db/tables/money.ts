@@ -16,11 +16,13 @@ export interface SettlementsTable {
   status: SettlementStatus;
   available_at: number | null;
   settled_at: number;
+  /** While frozen by a dispute: the status it had before, which a won dispute returns it to. */
+  status_before_dispute: Generated<SettlementStatus | null>;
   created_at: number;
   updated_at: number;
 }
 
-export type RefundStatus = 'requested' | 'succeeded' | 'failed';
+export type RefundStatus = 'requested' | 'pending' | 'succeeded' | 'failed';
 
 export interface RefundsTable {
   id: string;
@@ -38,6 +40,12 @@ export interface RefundsTable {
   reason: string | null;
   return_address: string | null;
   rail_reference: string | null;
+  /** Why it failed (the operator's reason, the provider's words), or null. */
+  failure_reason: Generated<string | null>;
+  /** While `pending` at its provider: when to ask the provider about it next (ms), or null. */
+  resolve_at: Generated<number | null>;
+  /** How many times the provider was asked about it. */
+  queries: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -49,6 +49,8 @@ export interface PaymentIntentsTable {
   last_payment_error: string | null;
   /** The provider's reference of the payment that paid it (M-Pesa receipt number, transaction hash). */
   provider_reference: Generated<string | null>;
+  /** JSON `{status, reason, amount, currency, opened_at, closed_at, provider_id}` of its dispute, or null. */
+  dispute: Generated<string | null>;
   expires_at: number;
   created_at: number;
   paid_at: number | null;

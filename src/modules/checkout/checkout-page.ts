@@ -92,8 +92,24 @@ function mpesaPanel(sandbox: boolean): string {
 <button type="submit">Send payment request</button></form>`;
 }
 
-/** A card payment: number, expiry and security code. */
+/** A live card payment: the email for Paystack's receipt, then Paystack's own page takes the card. */
+function paystackCardPanel(c: CheckoutIntent): string {
+  const r = c.row;
+  const customer = r.customer ? (JSON.parse(r.customer) as { email?: unknown }) : {};
+  const email = typeof customer.email === 'string' ? customer.email : '';
+  return `<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
+<h3 id="h-card">Pay by card</h3>
+<label for="card_email">Email for your receipt</label>
+<input id="card_email" name="email" type="email" autocomplete="email" required maxlength="254" value="${esc(email)}" aria-describedby="card_email-hint card_email-error">
+<p class="hint" id="card_email-hint">You will enter your card on Paystack’s secure page, then come back here.</p>
+<p class="field-error" id="card_email-error"></p>
+<p class="form-error" id="err-card" role="alert"></p>
+<button type="submit">Continue to pay ${esc(r.currency)} ${esc(grouped(r.amount))} by card</button></form>`;
+}
+
+/** A card payment: number, expiry and security code (the sandbox); live, Paystack's page takes the card. */
 function cardPanel(c: CheckoutIntent, sandbox: boolean): string {
+  if (!sandbox) return paystackCardPanel(c);
   const r = c.row;
   return `<form class="method-form" data-method="card" id="panel-card" aria-labelledby="h-card" novalidate>
 <h3 id="h-card">Pay by card</h3>

@@ -86,6 +86,8 @@ export function statusHeadline(c: CheckoutIntent): string {
     case 'awaiting_payment':
       if (c.linkFull) return 'This payment link is no longer taking payments';
       if (c.attempt?.state === 'pending' && c.attempt.method === 'mpesa') return 'Check your phone';
+      if (c.attempt?.state === 'pending' && c.attempt.method === 'card' && c.row.environment === 'live')
+        return 'Checking your card payment';
       return c.attempt?.state === 'failed' ? 'That payment did not go through' : 'Waiting for your payment';
     case 'confirming':
       return 'Payment received: being confirmed';
@@ -138,6 +140,9 @@ export function statusDetail(c: CheckoutIntent): string {
         return `We sent a payment request to ${phone}. Enter your M-Pesa PIN on your phone to pay.`;
       }
       if (a?.state === 'declined' && a.failure_code) return declineWords(a.failure_code, c.merchantName);
+      if (a?.state === 'failed' && a.method === 'card' && a.failure_code === 'customer_cancelled') {
+        return 'You left the card payment page without paying. Nothing was taken from you. Try again, with this method or another one.';
+      }
       if (a?.state === 'failed' && a.failure_code) {
         return `${FAILURE_WORDS[a.failure_code] ?? FAILURE_WORDS['payment_failed']} Nothing was taken from you. Try again, with this method or another one.`;
       }

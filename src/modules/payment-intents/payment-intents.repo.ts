@@ -42,6 +42,7 @@ function intentColumns(r: PaymentIntentRow): PaymentIntentRow {
     failure_code: r.failure_code,
     last_payment_error: r.last_payment_error,
     provider_reference: r.provider_reference,
+    dispute: r.dispute,
     expires_at: r.expires_at,
     created_at: r.created_at,
     paid_at: r.paid_at,

@@ -172,6 +172,7 @@ export class IntentService {
       failure_code: null,
       last_payment_error: null,
       provider_reference: null,
+      dispute: null,
       expires_at: expiresAt,
       created_at: now,
       paid_at: null,

@@ -4,7 +4,7 @@ import type { RefundRow } from '../../db/schema.js';
 import { isoTime } from '../../shared/clock.js';
 import { DateTime, Nullable, StringEnum } from '../../shared/schema.js';
 
-export const REFUND_STATUSES = ['requested', 'succeeded', 'failed'] as const;
+export const REFUND_STATUSES = ['requested', 'pending', 'succeeded', 'failed'] as const;
 
 export const refundProperties = {
   id: Type.String({ description: 'Identifier, prefix `re_`' }),
@@ -15,6 +15,8 @@ export const refundProperties = {
   status: StringEnum(REFUND_STATUSES),
   reason: Nullable(Type.String()),
   return_address: Nullable(Type.String(), { description: 'External-wallet refunds: where the on-chain send goes' }),
+  provider_reference: Nullable(Type.String(), { description: "The provider's reference of the refund (Paystack's refund id), once sent" }),
+  failure_reason: Nullable(Type.String(), { description: "Why a failed refund failed (the operator's reason, or the provider's words)" }),
   created_at: DateTime(),
   livemode: Type.Boolean(),
 };
@@ -32,6 +34,8 @@ export function refundView(row: RefundRow): Refund {
     status: row.status,
     reason: row.reason,
     return_address: row.return_address,
+    provider_reference: row.rail_reference,
+    failure_reason: row.failure_reason,
     created_at: isoTime(row.created_at),
     livemode: row.environment === 'live',
   };

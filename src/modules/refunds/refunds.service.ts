@@ -84,6 +84,9 @@ async function requestRefund(
     reason: input.reason ?? null,
     return_address: input.returnAddress ?? null,
     rail_reference: null,
+    failure_reason: null,
+    resolve_at: null,
+    queries: 0,
     created_at: now,
     updated_at: now,
   };

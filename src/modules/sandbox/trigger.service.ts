@@ -48,6 +48,7 @@ function syntheticIntent(merchantId: string, at: number): PaymentIntentRow {
     failure_code: null,
     last_payment_error: null,
     provider_reference: null,
+    dispute: null,
     expires_at: at + 30 * MINUTE_MS,
     created_at: at,
     paid_at: null,

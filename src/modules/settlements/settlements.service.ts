@@ -48,6 +48,7 @@ export async function settlePayment(
     merchant_id: intent.merchant_id,
     environment: intent.environment,
     payment_intent_id: intent.id,
+    status_before_dispute: null,
     asset,
     amount: formatAmount(amount, asset),
     status: pending ? 'pending' : 'available',

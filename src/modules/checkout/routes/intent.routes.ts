@@ -18,6 +18,7 @@ const PayBody = Type.Object(
     card_number: Type.Optional(Type.String({ maxLength: 40 })),
     card_expiry: Type.Optional(Type.String({ maxLength: 10 })),
     card_cvc: Type.Optional(Type.String({ maxLength: 8 })),
+    email: Type.Optional(Type.String({ maxLength: 254 })),
     network: Type.Optional(Type.String({ maxLength: 20 })),
   },
   { additionalProperties: false },
@@ -52,7 +53,7 @@ async function showStatus(kit: CheckoutKit, request: RequestOf<typeof IntentSche
 /** What the chosen method's rail needs from the form. */
 function paymentDetails(body: Static<typeof PayBody>): Record<string, unknown> {
   return body.method === 'card'
-    ? { number: body.card_number ?? '', expiry: body.card_expiry ?? '', cvc: body.card_cvc ?? '' }
+    ? { number: body.card_number ?? '', expiry: body.card_expiry ?? '', cvc: body.card_cvc ?? '', email: body.email ?? '' }
     : body.method === 'mpesa'
       ? { phone: body.phone ?? '' }
       : body.method === 'external_wallet'

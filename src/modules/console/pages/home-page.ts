@@ -7,8 +7,14 @@ import { esc, page, type PageContext } from './layout.js';
 
 export function homePage(
   ctx: PageContext,
-  data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: string; prices?: string },
+  data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: string; prices?: string; liveMethods?: string[] },
 ): string {
+  const methods =
+    data.liveMethods === undefined
+      ? ''
+      : `<section aria-labelledby="h-live-methods"><h2 id="h-live-methods">Live payment methods</h2><p id="live-methods">${
+          data.liveMethods.length === 0 ? 'None is configured yet: the operator turns them on.' : `On: ${esc(data.liveMethods.join(', '))}.`
+        }</p></section>`;
   const balances =
     data.balances.length === 0
       ? '<p>No money yet in this environment.</p>'
@@ -31,7 +37,7 @@ export function homePage(
     ctx,
     'Home',
     `<section aria-labelledby="h-balances"><h2 id="h-balances">Balances</h2>${balances}</section>
-<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>${data.prices ?? ''}${data.clock ?? ''}`,
+<section aria-labelledby="h-payments"><h2 id="h-payments">Recent payments</h2>${payments}</section>${methods}${data.prices ?? ''}${data.clock ?? ''}`,
   );
 }
 

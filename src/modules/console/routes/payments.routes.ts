@@ -2,6 +2,7 @@
 // environment (search, status filter, paging), one payment's page, and the owner's refund of a balance
 // payment with the transaction PIN.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { liveMethodsOf } from '../../../config.js';
 import { isoTime } from '../../../shared/clock.js';
 import { AppError } from '../../../shared/errors.js';
 import { isIdOf } from '../../../shared/ids.js';
@@ -35,7 +36,8 @@ async function home(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRepl
     freshness: kit.deps.rates.freshness(),
     nowMs: clocks.base.nowMs(),
   });
-  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, clock, prices }));
+  const liveMethods = liveMethodsOf(kit.deps.config);
+  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, clock, prices, liveMethods }));
 }
 
 /** An id opens its payment; anything else is looked up as a merchant reference. */

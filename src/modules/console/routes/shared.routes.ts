@@ -12,7 +12,7 @@ import type { CustomerService } from '../../customers/index.js';
 import { findMerchant, verificationOf } from '../../merchants/index.js';
 import type { LinkService } from '../../payment-links/index.js';
 import type { RefundService } from '../../refunds/index.js';
-import type { RatesConfig } from '../../../config.js';
+import type { Config } from '../../../config.js';
 import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
 import type { SandboxService } from '../../sandbox/index.js';
@@ -42,7 +42,7 @@ export interface ConsoleRouteDeps {
   webhooks: WebhookService;
   /** The reference prices the home page shows, and where they come from. */
   rates: RateProvider;
-  config: { rates: RatesConfig };
+  config: Pick<Config, 'rates' | 'mpesa' | 'card' | 'chains'>;
 }
 
 /** Every console route: reachable without an API key (the session is checked instead), not in the API reference. */

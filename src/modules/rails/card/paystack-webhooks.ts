@@ -1,0 +1,56 @@
+// Paystack's webhooks, `POST <live origin>/rails/paystack/webhook`: the signature (`x-paystack-signature`,
+// the hex HMAC-SHA512 of the raw body keyed with the secret key) is checked first, in constant time; a
+// missing or wrong one changes nothing. A valid event is answered at once and handled after: each is only a
+// hint, confirmed with Paystack's own look-up (verify, the refund's status) before anything moves, so a
+// duplicate, a late one or one lost in a crash changes nothing that the questions would not.
+import type { Logger } from 'pino';
+import type { CardRail } from './card-rail.js';
+import { parseWebhookEvent, signatureValid } from './paystack-client.js';
+
+/** What a webhook event about a refund or a dispute is handed to (refunds and disputes of card payments). */
+export interface PaystackEventHandler {
+  handle(event: string, data: Record<string, unknown>): Promise<void>;
+}
+
+export interface WebhookAnswer {
+  status: 200 | 400 | 401;
+  body: { received: boolean; error?: string };
+}
+
+export class PaystackWebhooks {
+  private readonly handlers: PaystackEventHandler[] = [];
+
+  constructor(
+    private readonly rail: CardRail,
+    private readonly secretKey: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Another handler of events (refunds, disputes), asked about every event after the payment's own. */
+  use(handler: PaystackEventHandler): this {
+    this.handlers.push(handler);
+    return this;
+  }
+
+  /** Checks and accepts an event; what it leads to runs after the answer (`settled` resolves when it has). */
+  receive(rawBody: Buffer, signature: string | undefined): { answer: WebhookAnswer; settled: Promise<void> } {
+    const done = Promise.resolve();
+    if (!signatureValid(this.secretKey, rawBody, signature)) {
+      return { answer: { status: 401, body: { received: false, error: 'invalid signature' } }, settled: done };
+    }
+    const event = parseWebhookEvent(rawBody);
+    if (!event) return { answer: { status: 400, body: { received: false, error: 'not a Paystack event' } }, settled: done };
+    const settled = this.dispatch(event.event, event.data).catch((err: unknown) => {
+      this.logger?.warn({ err, event: event.event }, 'Paystack webhook not handled; the questions will find it');
+    });
+    return { answer: { status: 200, body: { received: true } }, settled };
+  }
+
+  private async dispatch(event: string, data: Record<string, unknown>): Promise<void> {
+    if (event === 'charge.success' && typeof data['reference'] === 'string') {
+      await this.rail.hint(data['reference'], false);
+      return;
+    }
+    for (const handler of this.handlers) await handler.handle(event, data);
+  }
+}
