@@ -69,6 +69,8 @@ export interface PaystackPeer {
   resolveDispute(id: number, resolution: 'declined' | 'merchant-accepted'): Promise<void>;
   /** The next n requests answer this HTTP status with Paystack's error shape. */
   failNext(n?: number, status?: number): void;
+  /** The answer to the next call of `endpoint` goes out `ms` later (a slow Paystack; the call is counted at once). */
+  holdNext(endpoint: 'initialize' | 'verify', ms: number): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,13 @@ export async function startPaystackPeer(opts: PaystackPeerOptions): Promise<Pays
   const webhooks: PaystackPeer['webhooks'] = [];
   let nextId = 4_000_000_000 + Math.floor(Math.random() * 1_000_000);
   const timers = new Set<NodeJS.Timeout>();
+  const holds: Partial<Record<'initialize' | 'verify', number>> = {};
+  const held = async (endpoint: 'initialize' | 'verify', answer: () => Answer): Promise<Answer> => {
+    const ms = holds[endpoint];
+    delete holds[endpoint];
+    if (ms) await new Promise<void>((resolve) => later(ms, resolve));
+    return answer();
+  };
 
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -223,11 +232,13 @@ export async function startPaystackPeer(opts: PaystackPeerOptions): Promise<Pays
     }
     if (req.headers['authorization'] !== `Bearer ${opts.secretKey}`) return fail(401, 'Invalid key');
     const body = (badJson ? {} : (req.body ?? {})) as Record<string, unknown>;
-    if (req.method === 'POST' && req.path === '/transaction/initialize') return initialize(body);
+    if (req.method === 'POST' && req.path === '/transaction/initialize') return held('initialize', () => initialize(body));
     const verify = /^\/transaction\/verify\/([^/]+)$/.exec(req.path);
     if (req.method === 'GET' && verify) {
-      const t = transactions.get(decodeURIComponent(verify[1]!));
-      return t ? ok('Verification successful', txView(t)) : fail(400, 'Transaction reference not found');
+      return held('verify', () => {
+        const t = transactions.get(decodeURIComponent(verify[1]!));
+        return t ? ok('Verification successful', txView(t)) : fail(400, 'Transaction reference not found');
+      });
     }
     if (req.method === 'POST' && req.path === '/refund') return createRefund(body);
     const refund = /^\/refund\/(\d+)$/.exec(req.path);
@@ -284,6 +295,9 @@ export async function startPaystackPeer(opts: PaystackPeerOptions): Promise<Pays
       sendWebhook('charge.dispute.resolve', disputeView(d, 'resolved', resolution));
     },
     failNext: server.failNext,
+    holdNext(endpoint, ms) {
+      holds[endpoint] = ms;
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       await server.close();
