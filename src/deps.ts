@@ -14,7 +14,7 @@ import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
 import type { CardRail, ChainDeposits, ChainWatcher, MpesaRail, PaystackWebhooks } from './modules/rails/index.js';
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
-import type { RefundService } from './modules/refunds/index.js';
+import type { RefundDecisions, RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
 import type { SandboxService } from './modules/sandbox/index.js';
 import type { WebhookService } from './modules/webhooks/index.js';
@@ -40,6 +40,8 @@ export interface Services {
   payments: PaymentService;
   links: LinkService;
   refunds: RefundService;
+  /** The operator's approve and reject of live provider-rail refunds, and the questions about pending ones. */
+  refundDecisions: RefundDecisions;
   customers: CustomerService;
   quotes: QuoteService;
   reports: ReportService;

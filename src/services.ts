@@ -33,7 +33,7 @@ import {
   type WalletNetwork,
 } from './modules/rails/index.js';
 import { loadRateTable, RateBook, RateRefresher, type RateProvider } from './modules/rates/index.js';
-import { RefundService } from './modules/refunds/index.js';
+import { RefundDecisions, RefundService } from './modules/refunds/index.js';
 import { ReportService } from './modules/reports/index.js';
 import { SandboxService } from './modules/sandbox/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
@@ -81,7 +81,10 @@ export async function buildServices(
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails });
+  const refundQueryAfterMs = (config.card?.queryAfterS ?? 60) * 1000;
+  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
+  paystackWebhooks?.refundsTo(refundDecisions);
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -99,6 +102,7 @@ export async function buildServices(
     payments,
     links,
     refunds,
+    refundDecisions,
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),

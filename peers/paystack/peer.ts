@@ -241,6 +241,11 @@ export async function startPaystackPeer(opts: PaystackPeerOptions): Promise<Pays
       });
     }
     if (req.method === 'POST' && req.path === '/refund') return createRefund(body);
+    if (req.method === 'GET' && req.path === '/refund') {
+      const key = req.query['transaction'] ?? '';
+      const list = [...refunds.values()].filter((r) => r.transaction.reference === key || String(r.transaction.id) === key);
+      return ok('Refunds retrieved', list.reverse().map(refundView));
+    }
     const refund = /^\/refund\/(\d+)$/.exec(req.path);
     if (req.method === 'GET' && refund) {
       const r = refunds.get(Number(refund[1]));

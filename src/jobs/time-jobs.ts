@@ -10,14 +10,22 @@ import type { MerchantScope } from '../shared/scope.js';
 import type { IntentService, RailRegistry } from '../modules/payment-intents/index.js';
 import { matureDueSettlements } from '../modules/settlements/index.js';
 import { askDueRailPayments } from '../modules/rails/index.js';
+import type { RefundDecisions } from '../modules/refunds/index.js';
 
 /** Runs every time-based job once, for every merchant or for one merchant's environment. */
 export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
 
-export function timeJobs(deps: { db: Db; clocks: MerchantClocks; intents: IntentService; rails?: RailRegistry }): RunTimeJobs {
+export function timeJobs(deps: {
+  db: Db;
+  clocks: MerchantClocks;
+  intents: IntentService;
+  rails?: RailRegistry;
+  refunds?: Pick<RefundDecisions, 'askDue'>;
+}): RunTimeJobs {
   return async (scope = {}) => {
     // Rail questions first: an answer that came due may pay an intent that would otherwise expire.
     if (deps.rails) await askDueRailPayments(deps.db, deps.rails, deps.clocks.base.nowMs());
+    await deps.refunds?.askDue();
     await deps.intents.expireOverdue(scope);
     await matureDueSettlements(deps.db, deps.clocks, scope);
   };

@@ -158,6 +158,12 @@ export const ERROR_CODES = {
     type: 'invalid_request_error',
     meaning: 'This payment already has a refund that is requested or succeeded; a payment has at most one refund.',
   },
+  refund_rail_unavailable: {
+    status: 409,
+    type: 'invalid_request_error',
+    meaning:
+      "The payment's rail is not configured to send refunds (the operator's approval): the refund stays `requested`; the message says why.",
+  },
   payment_link_completed: {
     status: 409,
     type: 'invalid_request_error',

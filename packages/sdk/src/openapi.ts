@@ -1308,7 +1308,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2024,7 +2024,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2695,7 +2695,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3533,7 +3533,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4388,7 +4388,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4712,7 +4712,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5210,7 +5210,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5804,7 +5804,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6526,7 +6526,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7295,7 +7295,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8266,7 +8266,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9024,7 +9024,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10454,7 +10454,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10940,6 +10940,8 @@ export interface operations {
            *           "status": "succeeded",
            *           "reason": "Customer returned the baskets",
            *           "return_address": null,
+           *           "provider_reference": null,
+           *           "failure_reason": null,
            *           "created_at": "2026-06-15T07:10:39.220Z",
            *           "livemode": false
            *         }
@@ -10964,10 +10966,14 @@ export interface operations {
               /** @description The payment intent's currency */
               currency: string;
               /** @enum {string} */
-              status: 'requested' | 'succeeded' | 'failed';
+              status: 'requested' | 'pending' | 'succeeded' | 'failed';
               reason: string | null;
               /** @description External-wallet refunds: where the on-chain send goes */
               return_address: string | null;
+              /** @description The provider's reference of the refund (Paystack's refund id), once sent */
+              provider_reference: string | null;
+              /** @description Why a failed refund failed (the operator's reason, or the provider's words) */
+              failure_reason: string | null;
               /** Format: date-time */
               created_at: string;
               livemode: boolean;
@@ -11221,6 +11227,8 @@ export interface operations {
            *       "status": "succeeded",
            *       "reason": "Customer returned the baskets",
            *       "return_address": null,
+           *       "provider_reference": null,
+           *       "failure_reason": null,
            *       "created_at": "2026-06-15T07:10:39.220Z",
            *       "livemode": false,
            *       "request_id": "req_0VbxkE9iLd00FH2jwKCIiaZU",
@@ -11238,10 +11246,14 @@ export interface operations {
             /** @description The payment intent's currency */
             currency: string;
             /** @enum {string} */
-            status: 'requested' | 'succeeded' | 'failed';
+            status: 'requested' | 'pending' | 'succeeded' | 'failed';
             reason: string | null;
             /** @description External-wallet refunds: where the on-chain send goes */
             return_address: string | null;
+            /** @description The provider's reference of the refund (Paystack's refund id), once sent */
+            provider_reference: string | null;
+            /** @description Why a failed refund failed (the operator's reason, or the provider's words) */
+            failure_reason: string | null;
             /** Format: date-time */
             created_at: string;
             livemode: boolean;
@@ -11400,7 +11412,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11622,6 +11634,8 @@ export interface operations {
            *       "status": "succeeded",
            *       "reason": "Customer returned the baskets",
            *       "return_address": null,
+           *       "provider_reference": null,
+           *       "failure_reason": null,
            *       "created_at": "2026-06-15T07:10:39.220Z",
            *       "livemode": false,
            *       "request_id": "req_0VbxkEAErS1zLR17jS8CFdUo",
@@ -11639,10 +11653,14 @@ export interface operations {
             /** @description The payment intent's currency */
             currency: string;
             /** @enum {string} */
-            status: 'requested' | 'succeeded' | 'failed';
+            status: 'requested' | 'pending' | 'succeeded' | 'failed';
             reason: string | null;
             /** @description External-wallet refunds: where the on-chain send goes */
             return_address: string | null;
+            /** @description The provider's reference of the refund (Paystack's refund id), once sent */
+            provider_reference: string | null;
+            /** @description Why a failed refund failed (the operator's reason, or the provider's words) */
+            failure_reason: string | null;
             /** Format: date-time */
             created_at: string;
             livemode: boolean;
@@ -11934,7 +11952,7 @@ export interface operations {
             object: 'refund_request';
             payment_intent: string;
             /** @enum {string} */
-            status: 'requested' | 'succeeded' | 'failed';
+            status: 'requested' | 'pending' | 'succeeded' | 'failed';
             sandbox: boolean;
             /** @description Same as the `Service-Request-Id` header; quote it to support. */
             request_id: string;
@@ -12092,7 +12110,7 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
       409: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];

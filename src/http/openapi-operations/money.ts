@@ -10,6 +10,8 @@ const REFUND = {
   status: 'succeeded',
   reason: 'Customer returned the baskets',
   return_address: null,
+  provider_reference: null,
+  failure_reason: null,
   created_at: '2026-06-15T07:10:39.220Z',
   livemode: false,
 };

@@ -15,6 +15,8 @@ export {
   type PaymentRail,
   type RefundRequest,
   type RefundResult,
+  type RefundToSend,
+  type ProviderRefund,
   type SimulatedDeposit,
   type StartPaymentRequest,
   type StartPaymentResult,

@@ -36,6 +36,21 @@ export interface RefundResult {
   reference?: string;
 }
 
+/** An approved refund, sent through the payment's own rail. */
+export interface RefundToSend {
+  scope: MerchantScope;
+  intent: PaymentIntentRow;
+  refundId: string;
+  amount: Decimal;
+  returnAddress?: string;
+}
+
+/** What a provider says of a refund sent to it: still under way, or final. */
+export type ProviderRefund =
+  | { state: 'pending'; reference: string }
+  | { state: 'succeeded'; reference: string }
+  | { state: 'failed'; reference?: string; reason: string };
+
 export interface PaymentRail {
   readonly name: string;
   readonly methods: readonly PaymentMethod[];
@@ -48,6 +63,14 @@ export interface PaymentRail {
    * whose provider has answered applies the outcome (the payments module). Safe to call any number of times.
    */
   poll?(scope: MerchantScope, reference: string): Promise<void>;
+  /**
+   * Sends an approved refund to the provider (live provider rails). It must first look for a refund of
+   * the payment that an earlier call (one that crashed before recording its answer) made at the provider,
+   * and answer that one. Absent: the rail is not configured for refunds, which stay `requested`.
+   */
+  sendRefund?(refund: RefundToSend): Promise<ProviderRefund>;
+  /** Asks the provider about a refund sent earlier, by the provider's reference. */
+  refundStatus?(scope: MerchantScope, reference: string): Promise<ProviderRefund>;
   /** The customer's answer at the provider's own approval step (PayPal's redirect). */
   approve?(scope: MerchantScope, reference: string, approved: boolean): Promise<void>;
   /** Sandbox only: an on-chain deposit arrives at one of the merchant's addresses. */

@@ -113,3 +113,16 @@ export async function recordCallback(db: Q, id: string, externalId: string, deta
 export async function setProviderReference(db: Q, id: string, reference: string): Promise<void> {
   await db.updateTable('rail_payments').set({ provider_reference: reference }).where('id', '=', id).execute();
 }
+
+/** The rail payment that paid an intent by a method (the one a refund is sent against). */
+export async function succeededRailPayment(db: Q, intentId: string, method: string): Promise<RailPaymentRow | undefined> {
+  return db
+    .selectFrom('rail_payments')
+    .selectAll()
+    .where('payment_intent_id', '=', intentId)
+    .where('method', '=', method)
+    .where('state', '=', 'succeeded')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -27,7 +27,7 @@ export async function moveRefund(
   db: Q,
   row: RefundRow,
   to: RefundRow['status'],
-  patch: { updated_at: number; rail_reference?: string | null },
+  patch: { updated_at: number; rail_reference?: string | null; failure_reason?: string | null; resolve_at?: number | null },
 ): Promise<boolean> {
   const res = await db
     .updateTable('refunds')
@@ -48,4 +48,60 @@ export async function listRefunds(
   let q = scopedRows(db, 'refunds', scope);
   if (filter.paymentIntent !== undefined) q = q.where('payment_intent_id', '=', filter.paymentIntent);
   return keysetPage(engineOf(db), q, cursor, limit).execute();
+}
+
+/** Pending refunds whose provider should be asked about them by `now`. */
+export async function duePendingRefunds(db: Q, now: number, limit: number): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('resolve_at', 'is not', null)
+    .where('resolve_at', '<=', now)
+    .orderBy('resolve_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Claims the next question about a pending refund (as rail payments' questions are claimed); true for the winner. */
+export async function claimRefundQuestion(db: Q, id: string, dueAt: number, nextAt: number, at: number): Promise<boolean> {
+  const res = await db
+    .updateTable('refunds')
+    .set((eb) => ({ resolve_at: nextAt, queries: eb('queries', '+', 1), updated_at: at }))
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('resolve_at', '=', dueAt)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Keeps the provider's reference of a pending refund; makes it due at `dueAt`. */
+export async function setRefundReference(db: Q, id: string, reference: string, dueAt: number | null, at: number): Promise<void> {
+  await db
+    .updateTable('refunds')
+    .set({ rail_reference: reference, ...(dueAt === null ? {} : { resolve_at: dueAt }), updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** The pending refund a provider's reference names (its webhook). */
+export async function findPendingByReference(db: Q, method: string, reference: string): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('payment_method', '=', method)
+    .where('rail_reference', '=', reference)
+    .executeTakeFirst();
+}
+
+/** The pending refund of a payment (a provider's webhook that names the payment, not the refund). */
+export async function findPendingOfIntent(db: Q, intentId: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('payment_intent_id', '=', intentId).where('status', '=', 'pending').executeTakeFirst();
+}
+
+/** Any merchant's refund by id (the operator's decisions). */
+export async function findRefundById(db: Q, id: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
 }

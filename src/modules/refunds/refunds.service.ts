@@ -9,20 +9,14 @@ import { transaction, type CommitWith, type Db, type Tx } from '../../db/transac
 import { DAY_MS, isoTime, type MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { Decimal, type SettlementAsset } from '../../shared/money.js';
+import { Decimal } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { recordEvent } from '../events/index.js';
 import { ACCOUNTS, transfer } from '../ledger/index.js';
-import {
-  IntentMoveConflict,
-  findIntent,
-  lockIntent,
-  moveIntent,
-  type CheckoutUrlFor,
-  type PaymentMethod,
-} from '../payment-intents/index.js';
+import { IntentMoveConflict, findIntent, lockIntent, type CheckoutUrlFor, type PaymentMethod } from '../payment-intents/index.js';
 import type { RailRegistry } from '../payment-intents/index.js';
 import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
+import { finishRefund, ledgerBase } from './refund-outcomes.js';
 import { refundView, type Refund } from './refund.schema.js';
 import * as repo from './refunds.repo.js';
 
@@ -48,17 +42,6 @@ export interface CreateRefundInput {
   returnAddress?: string;
   /** The body field naming the intent, for a 404's `param` (`payment_intent`, or `id` on the legacy path). */
   intentParam: string;
-}
-
-function ledgerBase(row: RefundRow, at: number) {
-  return {
-    merchantId: row.merchant_id,
-    environment: row.environment,
-    asset: row.asset as SettlementAsset,
-    at,
-    paymentIntentId: row.payment_intent_id,
-    refundId: row.id,
-  };
 }
 
 /** Checks every rule, records the refund as `requested` and reserves its funds, in one transaction. */
@@ -182,42 +165,6 @@ function checkMethodRules(method: PaymentMethod, paidAt: number, now: number, in
   }
 }
 
-/**
- * Records a rail's (or the operator's) outcome of a requested refund: success pays the reserve out and
- * moves the intent to `refunded`; failure returns the reserve to the available balance.
- */
-async function finishRefund(
-  trx: Tx,
-  deps: Pick<RefundServiceDeps, 'checkoutUrl'>,
-  row: RefundRow,
-  outcome: 'succeeded' | 'failed',
-  now: number,
-  railReference?: string,
-): Promise<RefundRow> {
-  if (row.status !== 'requested') throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}.`);
-  if (!(await repo.moveRefund(trx, row, outcome, { updated_at: now, rail_reference: railReference ?? row.rail_reference }))) {
-    throw new AppError('refund_exists', `Refund ${row.id} changed while its outcome was recorded.`);
-  }
-  const done: RefundRow = { ...row, status: outcome, updated_at: now, rail_reference: railReference ?? row.rail_reference };
-  await recordEvent(trx, {
-    merchantId: row.merchant_id,
-    environment: row.environment,
-    type: 'refund.updated',
-    paymentIntentId: row.payment_intent_id,
-    data: refundView(done),
-    at: now,
-  });
-  const amount = new Decimal(row.asset_amount);
-  if (outcome === 'succeeded') {
-    await transfer(trx, { ...ledgerBase(row, now), kind: 'refund' }, ACCOUNTS.refundReserved, ACCOUNTS.world, amount);
-    const intent = (await lockIntent(trx, { merchantId: row.merchant_id, environment: row.environment }, row.payment_intent_id))!;
-    await moveIntent(trx, { checkoutUrl: deps.checkoutUrl }, intent, 'refunded', { at: now, eventData: { refund: row.id } });
-  } else {
-    await transfer(trx, { ...ledgerBase(row, now), kind: 'refund_reversal' }, ACCOUNTS.refundReserved, ACCOUNTS.available, amount);
-  }
-  return done;
-}
-
 export class RefundService {
   constructor(private readonly deps: RefundServiceDeps) {}
 
@@ -267,7 +214,14 @@ export class RefundService {
     return transaction(deps.db, async (trx) => {
       const locked = await repo.lockRefundById(trx, requested.id);
       if (!locked || locked.status !== 'requested') return locked ?? requested;
-      const finished = await finishRefund(trx, deps, locked, outcome, clock.nowMs(), result.reference);
+      const finished = await finishRefund(
+        trx,
+        deps,
+        locked,
+        outcome,
+        clock.nowMs(),
+        result.reference === undefined ? {} : { railReference: result.reference },
+      );
       await commitWith?.inTransaction(trx, finished);
       return finished;
     });
@@ -313,7 +267,7 @@ export class RefundService {
       if (row.status !== 'requested')
         throw new AppError('refund_exists', `Refund ${row.id} is already ${row.status}; only a requested refund can be reviewed.`);
       const now = await deps.clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
-      return finishRefund(trx, deps, row, outcome, now, reference);
+      return finishRefund(trx, deps, row, outcome, now, reference === undefined ? {} : { railReference: reference });
     }).catch((err: unknown) => {
       if (err instanceof IntentMoveConflict)
         throw new AppError('refund_exists', `The payment intent of refund ${refundId} changed; retry.`);

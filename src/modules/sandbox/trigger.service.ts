@@ -68,6 +68,8 @@ function sampleData(type: EventType, intent: PaymentIntent, at: number): Record<
       status: type === 'refund.created' ? 'requested' : 'succeeded',
       reason: null,
       return_address: null,
+      provider_reference: null,
+      failure_reason: null,
       created_at: isoTime(at),
       livemode: false,
     };

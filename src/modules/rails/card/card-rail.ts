@@ -18,7 +18,9 @@ import {
   findIntent,
   isPayable,
   type PaymentRail,
+  type ProviderRefund,
   type RefundRequest,
+  type RefundToSend,
   type RefundResult,
   type StartPaymentRequest,
   type StartPaymentResult,
@@ -40,6 +42,7 @@ export interface PaystackApi {
   }): Promise<{ authorizationUrl: string }>;
   verify(reference: string): Promise<VerifiedTransaction>;
   createRefund(transactionReference: string): Promise<PaystackRefund>;
+  listRefunds(transactionReference: string): Promise<PaystackRefund[]>;
   fetchRefund(id: string): Promise<PaystackRefund>;
 }
 
@@ -174,6 +177,13 @@ export class CardRail implements PaymentRail {
     return row;
   }
 
+  /** The rail payment a Paystack transaction reference names, or null. */
+  async paymentOf(reference: string): Promise<RailPaymentRow | null> {
+    const id = railPaymentIdOf(reference);
+    const row = id ? await repo.findRailPaymentById(this.opts.db, id) : undefined;
+    return row?.method === 'card' ? row : null;
+  }
+
   /**
    * A question (verify) about a pending payment whose answer is due: claimed in the database, so that of
    * any number of processes one asks; the next comes later (doubling). Asked until Paystack gives a final
@@ -244,4 +254,42 @@ export class CardRail implements PaymentRail {
   async refund(_request: RefundRequest): Promise<RefundResult> {
     return { state: 'requested' };
   }
+
+  /**
+   * An approved refund: Paystack `POST /refund` of the transaction that paid the intent (its full amount),
+   * unless an earlier call (whose answer a crash lost) already made one, which is answered instead.
+   */
+  async sendRefund(refund: RefundToSend): Promise<ProviderRefund> {
+    const paid = await repo.succeededRailPayment(this.opts.db, refund.intent.id, 'card');
+    if (!paid?.external_id) return { state: 'failed', reason: 'No Paystack transaction paid this payment.' };
+    const earlier = (await this.opts.client.listRefunds(paid.external_id)).find((r) => r.status !== 'failed');
+    if (earlier) return providerRefundOf(earlier);
+    try {
+      return providerRefundOf(await this.opts.client.createRefund(paid.external_id));
+    } catch (err) {
+      // A refusal (the transaction already reversed, a refund Paystack will not make) is final; a fault is asked again.
+      if (
+        err instanceof PaystackError &&
+        err.httpStatus >= 400 &&
+        err.httpStatus < 500 &&
+        err.httpStatus !== 401 &&
+        err.httpStatus !== 429
+      ) {
+        return { state: 'failed', reason: `Paystack refused the refund: ${err.providerMessage}` };
+      }
+      throw err;
+    }
+  }
+
+  /** `GET /refund/{id}`. */
+  async refundStatus(_scope: MerchantScope, reference: string): Promise<ProviderRefund> {
+    return providerRefundOf(await this.opts.client.fetchRefund(reference));
+  }
+}
+
+/** Paystack's refund status: `processed` succeeded, `failed` failed; any other (pending, processing, …) is under way. */
+function providerRefundOf(r: PaystackRefund): ProviderRefund {
+  if (r.status === 'processed') return { state: 'succeeded', reference: r.id };
+  if (r.status === 'failed') return { state: 'failed', reference: r.id, reason: 'Paystack could not process the refund.' };
+  return { state: 'pending', reference: r.id };
 }

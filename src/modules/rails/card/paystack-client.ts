@@ -54,6 +54,13 @@ export class PaystackClient {
   constructor(private readonly opts: PaystackClientOptions) {}
 
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> {
+    const data = await this.callFor(method, path, body);
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new PaystackError(200, 'the answer has no data');
+    return data as Json;
+  }
+
+  /** A call answering `data` as it is (an object, or a list). */
+  private async callFor(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
     const res = await fetch(`${this.opts.baseUrl}${path}`, {
       method,
       headers: {
@@ -75,9 +82,7 @@ export class PaystackClient {
       const message = typeof json?.['message'] === 'string' ? json['message'] : `an answer Paystack does not give (HTTP ${res.status})`;
       throw new PaystackError(res.status, message);
     }
-    const data = json['data'];
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new PaystackError(res.status, 'the answer has no data');
-    return data as Json;
+    return json['data'];
   }
 
   /** `POST /transaction/initialize`, card only: answers the page the customer pays on. */
@@ -115,6 +120,13 @@ export class PaystackClient {
   /** `POST /refund`: the full amount of the transaction with this reference. */
   async createRefund(transactionReference: string): Promise<PaystackRefund> {
     return refundOf(await this.call('POST', '/refund', { transaction: transactionReference }));
+  }
+
+  /** `GET /refund?transaction=…`: the refunds of a transaction (by its reference), newest first. */
+  async listRefunds(transactionReference: string): Promise<PaystackRefund[]> {
+    const data = await this.callFor('GET', `/refund?transaction=${encodeURIComponent(transactionReference)}`);
+    if (!Array.isArray(data)) throw new PaystackError(200, 'the refund list is not a list');
+    return data.map((r) => refundOf(r as Json));
   }
 
   /** `GET /refund/{id}`. */

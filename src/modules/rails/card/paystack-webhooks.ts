@@ -4,6 +4,7 @@
 // hint, confirmed with Paystack's own look-up (verify, the refund's status) before anything moves, so a
 // duplicate, a late one or one lost in a crash changes nothing that the questions would not.
 import type { Logger } from 'pino';
+import type { RefundDecisions } from '../../refunds/index.js';
 import type { CardRail } from './card-rail.js';
 import { parseWebhookEvent, signatureValid } from './paystack-client.js';
 
@@ -19,12 +20,19 @@ export interface WebhookAnswer {
 
 export class PaystackWebhooks {
   private readonly handlers: PaystackEventHandler[] = [];
+  private refunds: Pick<RefundDecisions, 'hint'> | null = null;
 
   constructor(
     private readonly rail: CardRail,
     private readonly secretKey: string,
     private readonly logger?: Logger,
   ) {}
+
+  /** Where refund events go (built after the rails). */
+  refundsTo(refunds: Pick<RefundDecisions, 'hint'>): this {
+    this.refunds = refunds;
+    return this;
+  }
 
   /** Another handler of events (refunds, disputes), asked about every event after the payment's own. */
   use(handler: PaystackEventHandler): this {
@@ -49,6 +57,12 @@ export class PaystackWebhooks {
   private async dispatch(event: string, data: Record<string, unknown>): Promise<void> {
     if (event === 'charge.success' && typeof data['reference'] === 'string') {
       await this.rail.hint(data['reference'], false);
+      return;
+    }
+    if ((event === 'refund.processed' || event === 'refund.failed') && this.refunds) {
+      const reference = data['id'] === undefined || data['id'] === null ? null : String(data['id']);
+      const paid = typeof data['transaction_reference'] === 'string' ? await this.rail.paymentOf(data['transaction_reference']) : null;
+      await this.refunds.hint('card', reference, paid?.payment_intent_id ?? null);
       return;
     }
     for (const handler of this.handlers) await handler.handle(event, data);
