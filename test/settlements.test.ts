@@ -147,9 +147,20 @@ describe(`settlements (${ENGINE})`, () => {
     expect(st.status).toBe('frozen');
     const bal = await s.call('test', 'GET', '/balances', { key });
     expect(bal.json.data).toEqual([{ asset: 'USDT', total: paid.pay_amount, available: '0.000000', on_hold: paid.pay_amount }]);
-    // a second dispute changes nothing and stays balanced
-    await simulate(s, paid.id, 'dispute', 'card', undefined, key);
+    // a dispute opens once: a second is refused and changes nothing
+    const again = await s.call('test', 'POST', `/sandbox/payment-intents/${paid.id}/simulate`, {
+      key,
+      body: { outcome: 'dispute', payment_method: 'card' },
+    });
+    expect(again.status).toBe(409);
     expect((await settlementOf(paid.id, key)).status).toBe('frozen');
+    // won: back to pending with its own available_at (passed meanwhile), so it matures at the next run
+    await simulate(s, paid.id, 'dispute_won', 'card', undefined, key);
+    st = await settlementOf(paid.id, key);
+    expect(st.status).toBe('pending');
+    expect(st.available_at).not.toBeNull();
+    await advanceClock(s, 1, key);
+    expect((await settlementOf(paid.id, key)).status).toBe('available');
   });
 
   it('freezes an available settlement on dispute: its funds leave available', async () => {

@@ -44,6 +44,7 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       [ev('overpaid')]: ['paid'],
       [ev('duplicate_payment')]: ['paid', 'refunded'],
       [ev('disputed')]: ['paid'],
+      [ev('dispute_closed')]: ['paid'],
       [ev('payment_failed')]: ['awaiting_payment'],
     });
   });
@@ -325,16 +326,18 @@ describe(`payment intent state machine (${ENGINE})`, () => {
       expect((await attempts(pi.id)).map((x) => x.outcome)).toEqual(['success', 'duplicate', 'duplicate', 'duplicate']);
     });
 
-    it('dispute of a card or PayPal payment: payment_intent.disputed, still paid', async () => {
+    it('dispute of a card or PayPal payment: payment_intent.disputed, still paid; closed: payment_intent.dispute_closed', async () => {
       const card = await create();
       await simulateOk(card.id, 'success', 'card');
       const disputed = await simulateOk(card.id, 'dispute', 'card');
       expect(disputed.status).toBe('paid');
+      expect((await simulateOk(card.id, 'dispute_won', 'card')).dispute.status).toBe('won');
       await expectHistory(card.id, [
         ['created', 'awaiting_payment'],
         ['confirming', 'confirming'],
         ['paid', 'paid'],
         ['disputed', 'paid'],
+        ['dispute_closed', 'paid'],
       ]);
       await expectLastEventIsIntent(card.id);
 

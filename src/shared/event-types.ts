@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'payment_intent.review',
   'payment_intent.refunded',
   'payment_intent.disputed',
+  'payment_intent.dispute_closed',
   'payment_intent.duplicate_payment',
   'payment_intent.payment_failed',
   'refund.created',

@@ -21,6 +21,7 @@ export const INTENT_KEYS = [
   'failure_code',
   'last_payment_error',
   'provider_reference',
+  'dispute',
   'expires_at',
   'created_at',
   'paid_at',

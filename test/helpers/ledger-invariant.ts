@@ -75,7 +75,7 @@ const sum = (xs: Array<string | Decimal>) => xs.reduce<Decimal>((a, x) => a.plus
 /**
  * The ledger invariant, over the whole database: every movement sums to zero in its asset, so every
  * asset sums to zero; the merchant accounts agree with the records they stand for (pending and frozen
- * settlements, requested refunds) and never go below zero; every paid or refunded intent has exactly one
+ * settlements but those of lost disputes, requested and pending refunds) and never go below zero; every paid or refunded intent has exactly one
  * settlement, whose payment leg is its amount.
  */
 export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
@@ -98,16 +98,20 @@ export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
   }
 
   const settlements = await db.selectFrom('settlements').selectAll().execute();
+  // A lost dispute's settlement stays frozen, its amount gone from the balance.
+  const disputed = await db.selectFrom('payment_intents').select(['id', 'dispute']).where('dispute', 'is not', null).execute();
+  const lost = new Set(disputed.filter((i) => JSON.parse(i.dispute!).status === 'lost').map((i) => i.id));
   const refunds = await db.selectFrom('refunds').selectAll().execute();
   const expected = new Map<string, Decimal>();
   const add = (k: string, v: string) => expected.set(k, (expected.get(k) ?? new Decimal(0)).plus(v));
   for (const st of settlements) {
     const base = `${st.merchant_id}/${st.environment}/${st.asset}`;
     if (st.status === 'pending') add(`${base}/merchant_pending`, st.amount);
-    if (st.status === 'frozen') add(`${base}/merchant_frozen`, st.amount);
+    if (st.status === 'frozen' && !lost.has(st.payment_intent_id)) add(`${base}/merchant_frozen`, st.amount);
   }
   for (const r of refunds)
-    if (r.status === 'requested') add(`${r.merchant_id}/${r.environment}/${r.asset}/merchant_refund_reserved`, r.asset_amount);
+    if (r.status === 'requested' || r.status === 'pending')
+      add(`${r.merchant_id}/${r.environment}/${r.asset}/merchant_refund_reserved`, r.asset_amount);
   for (const account of ['merchant_pending', 'merchant_frozen', 'merchant_refund_reserved']) {
     const keys = new Set([...byAccount.keys(), ...expected.keys()].filter((k) => k.endsWith(`/${account}`)));
     for (const k of keys) {

@@ -21,12 +21,15 @@ export const OUTCOMES = [
   'review',
   'duplicate',
   'dispute',
+  'dispute_won',
+  'dispute_lost',
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 /** Fields an event adds to the intent in its data (api-reference "States and events"). */
 export const EVENT_EXTRAS: Record<string, string[]> = {
   'payment_intent.paid': ['settlement_status', 'settlement_available_at'],
   'payment_intent.disputed': ['settlement_status'],
+  'payment_intent.dispute_closed': ['settlement_status'],
   'payment_intent.underpaid': ['amount_due'],
   'payment_intent.overpaid': ['surplus'],
   'payment_intent.duplicate_payment': ['duplicate_amount', 'duplicate_payment_method'],

@@ -3047,6 +3047,18 @@ export interface operations {
               } | null;
               /** @description The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash */
               provider_reference: string | null;
+              /** @description The chargeback opened on this payment, or null when none */
+              dispute: {
+                /** @enum {string} */
+                status: 'open' | 'won' | 'lost';
+                reason: string | null;
+                /** @description The disputed amount: the intent's amount */
+                amount: string;
+                currency: string;
+                /** Format: date-time */
+                opened_at: string;
+                closed_at: string | null;
+              } | null;
               /** Format: date-time */
               expires_at: string;
               /** Format: date-time */
@@ -3408,6 +3420,18 @@ export interface operations {
             } | null;
             /** @description The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash */
             provider_reference: string | null;
+            /** @description The chargeback opened on this payment, or null when none */
+            dispute: {
+              /** @enum {string} */
+              status: 'open' | 'won' | 'lost';
+              reason: string | null;
+              /** @description The disputed amount: the intent's amount */
+              amount: string;
+              currency: string;
+              /** Format: date-time */
+              opened_at: string;
+              closed_at: string | null;
+            } | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -3871,6 +3895,18 @@ export interface operations {
             } | null;
             /** @description The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash */
             provider_reference: string | null;
+            /** @description The chargeback opened on this payment, or null when none */
+            dispute: {
+              /** @enum {string} */
+              status: 'open' | 'won' | 'lost';
+              reason: string | null;
+              /** @description The disputed amount: the intent's amount */
+              amount: string;
+              currency: string;
+              /** Format: date-time */
+              opened_at: string;
+              closed_at: string | null;
+            } | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -4226,6 +4262,18 @@ export interface operations {
             } | null;
             /** @description The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash */
             provider_reference: string | null;
+            /** @description The chargeback opened on this payment, or null when none */
+            dispute: {
+              /** @enum {string} */
+              status: 'open' | 'won' | 'lost';
+              reason: string | null;
+              /** @description The disputed amount: the intent's amount */
+              amount: string;
+              currency: string;
+              /** Format: date-time */
+              opened_at: string;
+              closed_at: string | null;
+            } | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -4538,6 +4586,7 @@ export interface operations {
             | 'payment_intent.review'
             | 'payment_intent.refunded'
             | 'payment_intent.disputed'
+            | 'payment_intent.dispute_closed'
             | 'payment_intent.duplicate_payment'
             | 'payment_intent.payment_failed'
             | 'refund.created'
@@ -4585,6 +4634,7 @@ export interface operations {
               | 'payment_intent.review'
               | 'payment_intent.refunded'
               | 'payment_intent.disputed'
+              | 'payment_intent.dispute_closed'
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
@@ -4933,7 +4983,9 @@ export interface operations {
             | 'cancelled'
             | 'review'
             | 'duplicate'
-            | 'dispute';
+            | 'dispute'
+            | 'dispute_won'
+            | 'dispute_lost';
           /** @enum {string} */
           payment_method: 'service_balance' | 'mpesa' | 'card' | 'paypal' | 'external_wallet';
           /** @description Asset amount received; defaults by outcome (the amount due; half of it when underpaid; 10 % more when overpaid) */
@@ -5048,6 +5100,18 @@ export interface operations {
             } | null;
             /** @description The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash */
             provider_reference: string | null;
+            /** @description The chargeback opened on this payment, or null when none */
+            dispute: {
+              /** @enum {string} */
+              status: 'open' | 'won' | 'lost';
+              reason: string | null;
+              /** @description The disputed amount: the intent's amount */
+              amount: string;
+              currency: string;
+              /** Format: date-time */
+              opened_at: string;
+              closed_at: string | null;
+            } | null;
             /** Format: date-time */
             expires_at: string;
             /** Format: date-time */
@@ -7827,6 +7891,7 @@ export interface operations {
                 | 'payment_intent.review'
                 | 'payment_intent.refunded'
                 | 'payment_intent.disputed'
+                | 'payment_intent.dispute_closed'
                 | 'payment_intent.duplicate_payment'
                 | 'payment_intent.payment_failed'
                 | 'refund.created'
@@ -8075,6 +8140,7 @@ export interface operations {
             | 'payment_intent.review'
             | 'payment_intent.refunded'
             | 'payment_intent.disputed'
+            | 'payment_intent.dispute_closed'
             | 'payment_intent.duplicate_payment'
             | 'payment_intent.payment_failed'
             | 'refund.created'
@@ -8133,6 +8199,7 @@ export interface operations {
               | 'payment_intent.review'
               | 'payment_intent.refunded'
               | 'payment_intent.disputed'
+              | 'payment_intent.dispute_closed'
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
@@ -8514,6 +8581,7 @@ export interface operations {
               | 'payment_intent.review'
               | 'payment_intent.refunded'
               | 'payment_intent.disputed'
+              | 'payment_intent.dispute_closed'
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
@@ -8799,6 +8867,7 @@ export interface operations {
             | 'payment_intent.review'
             | 'payment_intent.refunded'
             | 'payment_intent.disputed'
+            | 'payment_intent.dispute_closed'
             | 'payment_intent.duplicate_payment'
             | 'payment_intent.payment_failed'
             | 'refund.created'
@@ -8856,6 +8925,7 @@ export interface operations {
               | 'payment_intent.review'
               | 'payment_intent.refunded'
               | 'payment_intent.disputed'
+              | 'payment_intent.dispute_closed'
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
@@ -9506,6 +9576,7 @@ export interface operations {
           | 'payment_intent.review'
           | 'payment_intent.refunded'
           | 'payment_intent.disputed'
+          | 'payment_intent.dispute_closed'
           | 'payment_intent.duplicate_payment'
           | 'payment_intent.payment_failed'
           | 'refund.created'
@@ -9622,6 +9693,7 @@ export interface operations {
                 | 'payment_intent.review'
                 | 'payment_intent.refunded'
                 | 'payment_intent.disputed'
+                | 'payment_intent.dispute_closed'
                 | 'payment_intent.duplicate_payment'
                 | 'payment_intent.payment_failed'
                 | 'refund.created'
@@ -9972,6 +10044,7 @@ export interface operations {
               | 'payment_intent.review'
               | 'payment_intent.refunded'
               | 'payment_intent.disputed'
+              | 'payment_intent.dispute_closed'
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
@@ -10589,6 +10662,7 @@ export interface operations {
           | 'payment_intent.review'
           | 'payment_intent.refunded'
           | 'payment_intent.disputed'
+          | 'payment_intent.dispute_closed'
           | 'payment_intent.duplicate_payment'
           | 'payment_intent.payment_failed'
           | 'refund.created'
@@ -10689,6 +10763,7 @@ export interface operations {
                 | 'payment_intent.review'
                 | 'payment_intent.refunded'
                 | 'payment_intent.disputed'
+                | 'payment_intent.dispute_closed'
                 | 'payment_intent.duplicate_payment'
                 | 'payment_intent.payment_failed'
                 | 'refund.created'

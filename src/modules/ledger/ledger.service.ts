@@ -32,6 +32,8 @@ export type MovementKind =
   | 'settlement_matured'
   | 'settlement_released_for_refund'
   | 'dispute_freeze'
+  | 'dispute_won'
+  | 'dispute_lost'
   | 'refund_reserve'
   | 'refund'
   | 'refund_reversal';

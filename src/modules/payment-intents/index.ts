@@ -7,6 +7,7 @@ export {
   type CheckoutUrlFor,
   type IntentStatus,
   type PaymentIntent,
+  type StoredDispute,
 } from './payment-intent.schema.js';
 export { IntentService, creationBatch, type CreateIntentInput, type IntentServiceDeps, type NewIntent } from './payment-intents.service.js';
 export {

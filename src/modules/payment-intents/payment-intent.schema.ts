@@ -59,6 +59,31 @@ const CustomerParam = Type.Unsafe<string | Static<typeof InlineCustomer>>({
   else: InlineCustomer,
 });
 
+/** A chargeback on a paid card or PayPal payment: the intent stays paid; its settlement is frozen while open. */
+export const IntentDispute = Type.Object(
+  {
+    status: StringEnum(['open', 'won', 'lost'] as const),
+    reason: Nullable(Type.String()),
+    amount: Type.String({ description: "The disputed amount: the intent's amount" }),
+    currency: Type.String(),
+    opened_at: DateTime(),
+    closed_at: Nullable(DateTime()),
+  },
+  { title: 'Dispute' },
+);
+
+/** What the dispute column keeps: the view's fields, and what a won dispute gives back to the settlement. */
+export interface StoredDispute {
+  status: 'open' | 'won' | 'lost';
+  reason: string | null;
+  amount: string;
+  currency: string;
+  opened_at: string;
+  closed_at: string | null;
+  /** The settlement's `available_at` when it was frozen (a pending one matures then again if the dispute is won). */
+  settlement_available_at?: number | null;
+}
+
 export const paymentIntentProperties = {
   id: Type.String({ description: 'Identifier, prefix `pi_`' }),
   object: Type.Literal('payment_intent'),
@@ -86,6 +111,7 @@ export const paymentIntentProperties = {
     description:
       "The provider's reference of the payment that paid the intent: the M-Pesa receipt number, or a wallet payment's transaction hash",
   }),
+  dispute: Nullable(IntentDispute, { description: 'The chargeback opened on this payment, or null when none' }),
   expires_at: DateTime(),
   created_at: DateTime(),
   paid_at: Nullable(DateTime()),
@@ -156,10 +182,17 @@ export function intentView(row: PaymentIntentRow, checkoutUrl: CheckoutUrlFor, p
     last_payment_error:
       row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentIntent['last_payment_error']),
     provider_reference: row.provider_reference,
+    dispute: disputeView(row.dispute),
     expires_at: isoTime(row.expires_at),
     created_at: isoTime(row.created_at),
     paid_at: row.paid_at === null ? null : isoTime(row.paid_at),
     cancelled_at: row.cancelled_at === null ? null : isoTime(row.cancelled_at),
     livemode: row.environment === 'live',
   };
+}
+
+function disputeView(stored: string | null): PaymentIntent['dispute'] {
+  if (stored === null) return null;
+  const d = JSON.parse(stored) as StoredDispute;
+  return { status: d.status, reason: d.reason, amount: d.amount, currency: d.currency, opened_at: d.opened_at, closed_at: d.closed_at };
 }

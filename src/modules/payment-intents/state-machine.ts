@@ -45,6 +45,7 @@ export const INTENT_EVENTS_IN_PLACE: Readonly<Partial<Record<EventType, readonly
   'payment_intent.overpaid': ['paid'],
   'payment_intent.duplicate_payment': ['paid', 'refunded'],
   'payment_intent.disputed': ['paid'],
+  'payment_intent.dispute_closed': ['paid'],
   'payment_intent.payment_failed': ['awaiting_payment'],
 };
 
@@ -63,6 +64,8 @@ export const PAYMENT_OUTCOMES = [
   'review',
   'duplicate',
   'dispute',
+  'dispute_won',
+  'dispute_lost',
 ] as const;
 
 /**
@@ -80,7 +83,7 @@ export type PaymentOutcome = (typeof PAYMENT_OUTCOMES)[number] | (typeof CHAIN_O
 export const OUTCOMES_BY_STATUS: Readonly<Partial<Record<IntentStatus, readonly PaymentOutcome[]>>> = {
   awaiting_payment: ['success', 'failed', 'attempt_failed', 'underpaid', 'overpaid', 'review', 'expired', 'cancelled', 'seen'],
   confirming: ['success', 'failed', 'reversed'],
-  paid: ['duplicate', 'dispute'],
+  paid: ['duplicate', 'dispute', 'dispute_won', 'dispute_lost'],
   refunded: ['duplicate'],
 };
 

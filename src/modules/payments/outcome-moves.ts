@@ -14,8 +14,16 @@ import {
   type MoveContext,
   type PaymentMethod,
   type PaymentOutcome,
+  type StoredDispute,
 } from '../payment-intents/index.js';
-import { creditDuplicatePayment, freezeSettlementForDispute, settlePayment, type SettlementPolicy } from '../settlements/index.js';
+import {
+  closeDisputeOnSettlement,
+  creditDuplicatePayment,
+  freezeSettlementForDispute,
+  lockSettlementOfIntent,
+  settlePayment,
+  type SettlementPolicy,
+} from '../settlements/index.js';
 import * as attempts from './payments.repo.js';
 
 /** An accepted outcome, with what it received and what the rail said of it. */
@@ -28,6 +36,8 @@ export interface AcceptedOutcome {
   failureCode: string | null;
   failureText?: string;
   providerReference?: string;
+  /** A chargeback's reason, as its provider gives it. */
+  disputeReason?: string;
 }
 
 export interface MoveDeps {
@@ -71,13 +81,42 @@ export async function moveForOutcome(
       return recordIntentEventInPlace(tx, deps.ctx, row, 'payment_intent.duplicate_payment', now, {
         eventData: { duplicate_amount: formatAmount(accepted.amount, assetOf(row)), duplicate_payment_method: accepted.method },
       });
-    case 'dispute': {
-      const frozen = await freezeSettlementForDispute(tx, row, now);
-      return recordIntentEventInPlace(tx, deps.ctx, row, 'payment_intent.disputed', now, {
-        eventData: { settlement_status: frozen?.status ?? null },
-      });
-    }
+    case 'dispute':
+      return openDispute(tx, deps.ctx, row, accepted, now);
+    case 'dispute_won':
+    case 'dispute_lost':
+      return closeDispute(tx, deps.ctx, row, accepted.outcome === 'dispute_won', now);
   }
+}
+
+/** A chargeback opens: the intent stays paid and carries it; its settlement is frozen. */
+async function openDispute(tx: Tx, ctx: MoveContext, row: PaymentIntentRow, accepted: AcceptedOutcome, now: number) {
+  const settlement = await lockSettlementOfIntent(tx, row.id);
+  const dispute: StoredDispute = {
+    status: 'open',
+    reason: accepted.disputeReason ?? null,
+    amount: row.amount,
+    currency: row.currency,
+    opened_at: isoTime(now),
+    closed_at: null,
+    settlement_available_at: settlement?.available_at ?? null,
+  };
+  const frozen = await freezeSettlementForDispute(tx, row, now);
+  return recordIntentEventInPlace(tx, ctx, row, 'payment_intent.disputed', now, {
+    patch: { dispute: JSON.stringify(dispute) },
+    eventData: { settlement_status: frozen?.status ?? null },
+  });
+}
+
+/** A chargeback closes, won (the settlement is as it was) or lost (its amount leaves the balance). */
+async function closeDispute(tx: Tx, ctx: MoveContext, row: PaymentIntentRow, won: boolean, now: number) {
+  const open = JSON.parse(row.dispute!) as StoredDispute;
+  const settlement = await closeDisputeOnSettlement(tx, row, won, open.settlement_available_at ?? null, now);
+  const closed: StoredDispute = { ...open, status: won ? 'won' : 'lost', closed_at: isoTime(now) };
+  return recordIntentEventInPlace(tx, ctx, row, 'payment_intent.dispute_closed', now, {
+    patch: { dispute: JSON.stringify(closed) },
+    eventData: { settlement_status: settlement?.status ?? null },
+  });
 }
 
 const assetOf = (row: PaymentIntentRow) => row.settlement_currency as SettlementAsset;

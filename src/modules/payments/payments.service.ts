@@ -45,6 +45,8 @@ export interface PaymentReport {
   failureText?: string;
   /** The provider's reference of the money received (the M-Pesa receipt number, a transaction hash). */
   providerReference?: string;
+  /** A chargeback's reason, as its provider gives it (`dispute`). */
+  disputeReason?: string;
 }
 
 /** What a report came to: the intent after it and the outcome it meant (a success of a paid intent is a duplicate), or a refusal. */
@@ -122,6 +124,7 @@ export class PaymentService {
       failureCode: failureCodeOf(outcome, report),
       ...(report.failureText === undefined ? {} : { failureText: report.failureText }),
       ...(report.providerReference === undefined ? {} : { providerReference: report.providerReference }),
+      ...(report.disputeReason === undefined ? {} : { disputeReason: report.disputeReason }),
     };
     const declined = await this.recordAttempt(tx, merchant, scope, row, accepted, now);
     if (declined) return refused(declined);
@@ -152,9 +155,8 @@ export class PaymentService {
         new AppError('intent_not_payable', `A ${report.outcome} outcome cannot apply to a payment intent that is ${row.status}.`),
       );
     }
-    if (outcome === 'dispute' && row.payment_method !== 'card' && row.payment_method !== 'paypal') {
-      return refused(new AppError('intent_not_payable', 'Only card and PayPal payments can be disputed.'));
-    }
+    const disputeRefusal = disputeRule(row, outcome);
+    if (disputeRefusal) return refused(disputeRefusal);
     if (outcome === 'reversed' && (report.providerReference === undefined || row.provider_reference !== report.providerReference)) {
       return refused(new AppError('intent_not_payable', 'Another payment is confirming this payment intent.'));
     }
@@ -213,4 +215,16 @@ function failureCodeOf(outcome: PaymentOutcome, report: PaymentReport): string |
     default:
       return null;
   }
+}
+
+/** A dispute opens once on a card or PayPal payment, and only an open one closes. */
+function disputeRule(row: PaymentIntentRow, outcome: PaymentOutcome): AppError | null {
+  if (outcome === 'dispute') {
+    if (row.payment_method !== 'card' && row.payment_method !== 'paypal')
+      return new AppError('intent_not_payable', 'Only card and PayPal payments can be disputed.');
+    if (row.dispute !== null) return new AppError('intent_not_payable', 'This payment has been disputed already.');
+  }
+  if ((outcome === 'dispute_won' || outcome === 'dispute_lost') && (row.dispute === null || JSON.parse(row.dispute).status !== 'open'))
+    return new AppError('intent_not_payable', 'This payment has no open dispute to close.');
+  return null;
 }

@@ -22,6 +22,7 @@ const SAMPLE_STATUS: Record<string, IntentStatus> = {
   'payment_intent.review': 'confirming',
   'payment_intent.refunded': 'refunded',
   'payment_intent.disputed': 'paid',
+  'payment_intent.dispute_closed': 'paid',
   'payment_intent.duplicate_payment': 'paid',
 };
 

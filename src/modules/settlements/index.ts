@@ -1,6 +1,7 @@
 export { SETTLEMENT_STATUSES, SettlementRecord, settlementView, type Settlement, type SettlementStatus } from './settlement.schema.js';
 export {
   creditDuplicatePayment,
+  closeDisputeOnSettlement,
   freezeSettlementForDispute,
   listSettlements,
   matureDueSettlements,

@@ -27,7 +27,7 @@ export async function moveSettlement(
   db: Q,
   row: SettlementRow,
   to: SettlementRow['status'],
-  patch: { available_at: number | null; updated_at: number },
+  patch: { available_at: number | null; updated_at: number; status_before_dispute?: SettlementRow['status'] | null },
 ): Promise<boolean> {
   const res = await db
     .updateTable('settlements')

@@ -84,7 +84,7 @@ function accountOf(status: SettlementRow['status']) {
 export async function freezeSettlementForDispute(trx: Tx, intent: PaymentIntentRow, now: number): Promise<SettlementRow | null> {
   const row = await repo.lockSettlementOfIntent(trx, intent.id);
   if (!row || row.status === 'frozen') return row ?? null;
-  if (!(await repo.moveSettlement(trx, row, 'frozen', { available_at: null, updated_at: now })))
+  if (!(await repo.moveSettlement(trx, row, 'frozen', { available_at: null, updated_at: now, status_before_dispute: row.status })))
     throw new Error(`settlement ${row.id} moved concurrently`);
   await transfer(
     trx,
@@ -93,7 +93,38 @@ export async function freezeSettlementForDispute(trx: Tx, intent: PaymentIntentR
     ACCOUNTS.frozen,
     new Decimal(row.amount),
   );
-  return { ...row, status: 'frozen', available_at: null, updated_at: now };
+  return { ...row, status: 'frozen', available_at: null, updated_at: now, status_before_dispute: row.status };
+}
+
+/**
+ * A dispute closes. Won: the settlement returns to the status it had (a pending one with its `available_at`,
+ * maturing as before) and its funds with it. Lost: its amount leaves the merchant's balance (the frozen
+ * funds go to the world) and it stays frozen. Answers the settlement as it then is.
+ */
+export async function closeDisputeOnSettlement(
+  trx: Tx,
+  intent: PaymentIntentRow,
+  won: boolean,
+  availableAt: number | null,
+  now: number,
+): Promise<SettlementRow | null> {
+  const row = await repo.lockSettlementOfIntent(trx, intent.id);
+  if (!row || row.status !== 'frozen') return row ?? null;
+  const base = { ...ledgerBase(row, row.asset, now), paymentIntentId: intent.id, settlementId: row.id };
+  const amount = new Decimal(row.amount);
+  if (!won) {
+    await transfer(trx, { ...base, kind: 'dispute_lost' }, ACCOUNTS.frozen, ACCOUNTS.world, amount);
+    return row;
+  }
+  const back = row.status_before_dispute === 'pending' ? 'pending' : 'available';
+  const patch = {
+    available_at: back === 'pending' ? (availableAt ?? now) : (availableAt ?? row.settled_at),
+    updated_at: now,
+    status_before_dispute: null,
+  };
+  if (!(await repo.moveSettlement(trx, row, back, patch))) throw new Error(`settlement ${row.id} moved concurrently`);
+  await transfer(trx, { ...base, kind: 'dispute_won' }, ACCOUNTS.frozen, accountOf(back), amount);
+  return { ...row, ...patch, status: back };
 }
 
 /**

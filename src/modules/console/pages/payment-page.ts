@@ -34,6 +34,8 @@ export const DRIVER_OUTCOMES = [
   'cancelled',
   'duplicate',
   'dispute',
+  'dispute_won',
+  'dispute_lost',
 ];
 export const DRIVER_METHODS = ['service_balance', 'mpesa', 'card', 'paypal', 'external_wallet'];
 

@@ -177,6 +177,27 @@ export class CardRail implements PaymentRail {
     return row;
   }
 
+  /**
+   * A chargeback at Paystack on the transaction with this reference: opened (the intent carries it, its
+   * settlement is frozen), or closed won or lost. A repeated event is refused by the payment's rules and
+   * changes nothing.
+   */
+  async applyDispute(reference: string, outcome: 'dispute' | 'dispute_won' | 'dispute_lost', reason?: string): Promise<void> {
+    const row = await this.paymentOf(reference);
+    if (!row || row.state !== 'succeeded') return;
+    try {
+      await this.payments.apply(scopeOfRailPayment(row), {
+        intentId: row.payment_intent_id,
+        method: 'card',
+        outcome,
+        ...(reason === undefined ? {} : { disputeReason: reason }),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      this.opts.logger?.info({ rail_payment: row.id, outcome, reason: err.message }, 'Paystack dispute event changed nothing');
+    }
+  }
+
   /** The rail payment a Paystack transaction reference names, or null. */
   async paymentOf(reference: string): Promise<RailPaymentRow | null> {
     const id = railPaymentIdOf(reference);

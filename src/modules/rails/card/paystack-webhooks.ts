@@ -8,18 +8,12 @@ import type { RefundDecisions } from '../../refunds/index.js';
 import type { CardRail } from './card-rail.js';
 import { parseWebhookEvent, signatureValid } from './paystack-client.js';
 
-/** What a webhook event about a refund or a dispute is handed to (refunds and disputes of card payments). */
-export interface PaystackEventHandler {
-  handle(event: string, data: Record<string, unknown>): Promise<void>;
-}
-
 export interface WebhookAnswer {
   status: 200 | 400 | 401;
   body: { received: boolean; error?: string };
 }
 
 export class PaystackWebhooks {
-  private readonly handlers: PaystackEventHandler[] = [];
   private refunds: Pick<RefundDecisions, 'hint'> | null = null;
 
   constructor(
@@ -31,12 +25,6 @@ export class PaystackWebhooks {
   /** Where refund events go (built after the rails). */
   refundsTo(refunds: Pick<RefundDecisions, 'hint'>): this {
     this.refunds = refunds;
-    return this;
-  }
-
-  /** Another handler of events (refunds, disputes), asked about every event after the payment's own. */
-  use(handler: PaystackEventHandler): this {
-    this.handlers.push(handler);
     return this;
   }
 
@@ -54,6 +42,21 @@ export class PaystackWebhooks {
     return { answer: { status: 200, body: { received: true } }, settled };
   }
 
+  /** A chargeback opened, or resolved: `declined` (the merchant contested) is won, `merchant-accepted` lost. */
+  private async dispute(event: string, data: Record<string, unknown>): Promise<void> {
+    const transaction = data['transaction'] as Record<string, unknown> | undefined;
+    const reference = typeof transaction?.['reference'] === 'string' ? transaction['reference'] : null;
+    if (reference === null) return;
+    if (event === 'charge.dispute.create') {
+      const reason = typeof data['category'] === 'string' ? data['category'] : undefined;
+      await this.rail.applyDispute(reference, 'dispute', reason);
+      return;
+    }
+    const resolution = data['resolution'];
+    if (resolution === 'declined') await this.rail.applyDispute(reference, 'dispute_won');
+    else if (resolution === 'merchant-accepted') await this.rail.applyDispute(reference, 'dispute_lost');
+  }
+
   private async dispatch(event: string, data: Record<string, unknown>): Promise<void> {
     if (event === 'charge.success' && typeof data['reference'] === 'string') {
       await this.rail.hint(data['reference'], false);
@@ -65,6 +68,8 @@ export class PaystackWebhooks {
       await this.refunds.hint('card', reference, paid?.payment_intent_id ?? null);
       return;
     }
-    for (const handler of this.handlers) await handler.handle(event, data);
+    if (event === 'charge.dispute.create' || event === 'charge.dispute.resolve') {
+      await this.dispute(event, data);
+    }
   }
 }
