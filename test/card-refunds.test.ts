@@ -12,6 +12,7 @@ import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';
 import { cardEnv, PAYSTACK_TEST_SECRET, pointWebhooksAt } from './helpers/card.js';
+import { consoleHttp, csrfOf } from './helpers/console.js';
 import { expectLedgerInvariant } from './helpers/ledger-invariant.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -174,5 +175,46 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
       { timeoutMs: 15_000 },
     );
     expect(peerRefundsOf(second.tx.reference)).toHaveLength(1);
+  });
+
+  it('an owner approves and rejects in the console; a developer sees no buttons and is refused', async () => {
+    const http = consoleHttp(() => s);
+    const owner = await http.signedInUser(s.merchant.merchant.id, 'owner-refunds@example.com', 'owner');
+    const dev = await http.signedInUser(s.merchant.merchant.id, 'dev-refunds@example.com', 'developer');
+    const { pi: a } = await paidByCard();
+    const { pi: b, tx: txB } = await paidByCard();
+    const ra = (await live('POST', '/refunds', { payment_intent: a.id })).json;
+    const rb = (await live('POST', '/refunds', { payment_intent: b.id })).json;
+    const page = await http.request('GET', '/console/refunds?env=live', { cookie: owner.cookie });
+    expect(page.html).toContain(`/console/refunds/${ra.id}/approve?env=live`);
+    const devPage = await http.request('GET', '/console/refunds?env=live', { cookie: dev.cookie });
+    expect(devPage.html).not.toContain('/approve?env=live');
+    const refused = await http.request('POST', `/console/refunds/${ra.id}/approve?env=live`, {
+      cookie: dev.cookie,
+      form: { _csrf: csrfOf(devPage.html) },
+    });
+    expect(refused.status).toBe(403);
+    const approved = await http.request('POST', `/console/refunds/${ra.id}/approve?env=live`, {
+      cookie: owner.cookie,
+      form: { _csrf: csrfOf(page.html) },
+    });
+    expect(approved.status, approved.html).toBe(303);
+    await waitFor(
+      'the refund succeeded',
+      () => refundOf(ra.id),
+      (x) => x.status === 'succeeded',
+    );
+    const noReason = await http.request('POST', `/console/refunds/${rb.id}/reject?env=live`, {
+      cookie: owner.cookie,
+      form: { _csrf: csrfOf(page.html), reason: ' ' },
+    });
+    expect(noReason.status).toBe(400);
+    const rejected = await http.request('POST', `/console/refunds/${rb.id}/reject?env=live`, {
+      cookie: owner.cookie,
+      form: { _csrf: csrfOf(page.html), reason: 'Duplicate request' },
+    });
+    expect(rejected.status).toBe(303);
+    expect(await refundOf(rb.id)).toMatchObject({ status: 'failed', failure_reason: 'Duplicate request' });
+    expect(peerRefundsOf(txB.reference)).toHaveLength(0);
   });
 });

@@ -9,13 +9,26 @@ import type { ConsoleSession } from '../console-auth.service.js';
 import { esc, type Env } from './layout.js';
 import { code, payLink, text, type Column } from './list-page.js';
 
-export const refundColumns = (env: Env): Column<Refund>[] => [
+export const refundColumns = (env: Env, session?: ConsoleSession): Column<Refund>[] => [
   { heading: 'Refund', cell: (r) => code(r.id) },
   { heading: 'Payment', cell: (r) => payLink(env, r.payment_intent) },
   { heading: 'Amount', cell: (r) => `${esc(r.currency)} ${esc(r.amount)}` },
-  { heading: 'Status', cell: (r) => `<span class="status">${esc(r.status)}</span>` },
+  {
+    heading: 'Status',
+    cell: (r) => `<span class="status">${esc(r.status)}</span>${r.failure_reason ? `<br>${text(r.failure_reason)}` : ''}`,
+  },
   { heading: 'Created', cell: (r) => text(r.created_at) },
+  ...(env === 'live' && session?.user.role === 'owner' ? [{ heading: 'Decision', cell: (r: Refund) => refundDecision(r, session) }] : []),
 ];
+
+/** An owner's approve and reject of a requested live refund. */
+function refundDecision(r: Refund, session: ConsoleSession): string {
+  if (r.status !== 'requested') return '';
+  const csrf = `<input type="hidden" name="_csrf" value="${esc(session.csrf)}">`;
+  return `<form method="post" action="/console/refunds/${esc(r.id)}/approve?env=live">${csrf}<button type="submit" aria-label="Approve ${esc(r.id)}">Approve</button></form>
+<form method="post" action="/console/refunds/${esc(r.id)}/reject?env=live">${csrf}<label for="reason-${esc(r.id)}">Reason</label>
+<input id="reason-${esc(r.id)}" name="reason" required maxlength="500"><button type="submit" class="secondary" aria-label="Reject ${esc(r.id)}">Reject</button></form>`;
+}
 
 export const settlementColumns = (env: Env): Column<Settlement>[] => [
   { heading: 'Settlement', cell: (r) => code(r.id) },

@@ -154,6 +154,36 @@ async function resendEvent(kit: ConsoleKit, request: FastifyRequest, reply: Fast
   return reply.code(303).header('location', `/console/events?env=${scope.environment}`).send();
 }
 
+/** An owner approves (sends through the payment's rail) or rejects (with a reason) a requested live refund. */
+async function decideRefund(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply, decision: 'approve' | 'reject') {
+  const a = await kit.acting(request, reply);
+  if (!a) return reply;
+  if (a.session.user.role !== 'owner') return kit.forbidden(request, reply, a.session);
+  const at = await kit.actingScope(request, reply, a.session, '/console/refunds');
+  if (!at) return reply;
+  const { ctx, scope } = at;
+  const id = (request.params as { id: string }).id;
+  const reason = String((request.body as { reason?: unknown } | undefined)?.reason ?? '').trim();
+  try {
+    const refund = await kit.deps.refunds.get(scope, id);
+    if (decision === 'reject' && (reason === '' || reason.length > 500))
+      throw new AppError('parameter_invalid', 'Give the reason for rejecting this refund (at most 500 characters).', { param: 'reason' });
+    if (decision === 'approve') await kit.deps.refundDecisions.approve(refund.id);
+    else await kit.deps.refundDecisions.reject(refund.id, reason);
+    await kit.audit(
+      a.session,
+      request,
+      `refund.${decision === 'approve' ? 'approved' : 'rejected'}`,
+      id,
+      decision === 'reject' ? { reason } : {},
+    );
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return kit.send(reply, err.status, messagePage(ctx, 'Refunds', err.message));
+  }
+  return reply.code(303).header('location', `/console/refunds?env=${scope.environment}`).send();
+}
+
 async function showReports(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
   const session = await kit.signedIn(request, reply);
   if (!session) return reply;
@@ -200,6 +230,8 @@ export function registerRecordRoutes(app: FastifyInstance, kit: ConsoleKit): voi
   app.post('/console/links', CONSOLE_ROUTE, (request, reply) => createLink(kit, request, reply));
   listRoute(app, kit, EVENTS);
   app.post('/console/events/:id/resend', CONSOLE_ROUTE, (request, reply) => resendEvent(kit, request, reply));
+  app.post('/console/refunds/:id/approve', CONSOLE_ROUTE, (request, reply) => decideRefund(kit, request, reply, 'approve'));
+  app.post('/console/refunds/:id/reject', CONSOLE_ROUTE, (request, reply) => decideRefund(kit, request, reply, 'reject'));
   app.get('/console/reports', CONSOLE_ROUTE, (request, reply) => showReports(kit, request, reply));
   app.get('/console/reports/download', CONSOLE_ROUTE, (request, reply) => downloadReport(kit, request, reply));
 }

@@ -11,7 +11,7 @@ import type { MerchantScope } from '../../../shared/scope.js';
 import type { CustomerService } from '../../customers/index.js';
 import { findMerchant, verificationOf } from '../../merchants/index.js';
 import type { LinkService } from '../../payment-links/index.js';
-import type { RefundService } from '../../refunds/index.js';
+import type { RefundDecisions, RefundService } from '../../refunds/index.js';
 import type { Config } from '../../../config.js';
 import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
@@ -38,6 +38,8 @@ export interface ConsoleRouteDeps {
   customers: CustomerService;
   links: LinkService;
   refunds: RefundService;
+  /** An owner's approve and reject of requested live refunds. */
+  refundDecisions: Pick<RefundDecisions, 'approve' | 'reject'>;
   reports: ReportService;
   webhooks: WebhookService;
   /** The reference prices the home page shows, and where they come from. */
