@@ -38,6 +38,7 @@ const PAYMENT_INTENT = {
   failure_code: null,
   last_payment_error: null,
   provider_reference: null,
+  dispute: null,
   expires_at: '2026-06-15T07:10:38.969Z',
   created_at: '2026-06-15T06:10:38.969Z',
   paid_at: null,
