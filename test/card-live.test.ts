@@ -220,4 +220,41 @@ describe(`live card payments against the Paystack peer (${ENGINE})`, () => {
     });
     expect(res.status).toBe(404);
   });
+
+  it('Paystack’s webhook signed with another key is refused (401) and pays nothing; a late one after the payment changes nothing', async () => {
+    const pi = await liveIntent();
+    const { reference } = await payByCard(pi, 'ib@example.com');
+    peer.webhookFault = 'bad_signature';
+    const before = peer.webhooks.length;
+    await peer.complete(reference!, 'success');
+    await waitFor(
+      'the badly signed webhook answered',
+      () => peer.webhooks.slice(before),
+      (w) => w.length >= 1,
+    );
+    peer.webhookFault = 'once';
+    expect(peer.webhooks[before]).toEqual({ event: 'charge.success', status: 401 });
+    // The questions still find the payment.
+    await waitFor(
+      'the intent paid by the questions',
+      () => intentOf(pi.id),
+      (x) => x.status === 'paid',
+      { timeoutMs: 15_000 },
+    );
+
+    const pj = await liveIntent();
+    const late = await payByCard(pj, 'jo@example.com');
+    peer.webhookFault = 'late';
+    const count = peer.webhooks.length;
+    await comeBack(await peer.complete(late.reference!, 'success'));
+    peer.webhookFault = 'once';
+    expect((await intentOf(pj.id)).status).toBe('paid');
+    await waitFor(
+      'the late webhook answered',
+      () => peer.webhooks.slice(count),
+      (w) => w.some((x) => x.event === 'charge.success'),
+    );
+    expect(peer.webhooks.at(-1)).toEqual({ event: 'charge.success', status: 200 });
+    expect((await eventTypes(s, pj.id)).filter((t) => t === 'payment_intent.paid')).toHaveLength(1);
+  });
 });

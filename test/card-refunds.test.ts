@@ -185,6 +185,8 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
     const { pi: b, tx: txB } = await paidByCard();
     const ra = (await live('POST', '/refunds', { payment_intent: a.id })).json;
     const rb = (await live('POST', '/refunds', { payment_intent: b.id })).json;
+    const home = await http.request('GET', '/console?env=live', { cookie: owner.cookie });
+    expect(home.html).toContain('On: card in KES and USD (Paystack).');
     const page = await http.request('GET', '/console/refunds?env=live', { cookie: owner.cookie });
     expect(page.html).toContain(`/console/refunds/${ra.id}/approve?env=live`);
     const devPage = await http.request('GET', '/console/refunds?env=live', { cookie: dev.cookie });
