@@ -74,7 +74,12 @@ describe(`live card payments against the Paystack peer (${ENGINE})`, () => {
     const { page, r, reference } = await payByCard(pi);
     expect(r.status, r.text).toBe(200);
     const t = peer.transactions.get(reference!)!;
-    expect(r.json).toMatchObject({ state: 'pending', next_action: { type: 'redirect', url: `${peer.url}/checkout/${t.accessCode}` } });
+    const step = `/checkout/${pi.id}/card/${reference!.replace('-', '_')}`;
+    expect(r.json).toMatchObject({ state: 'pending', next_action: { type: 'redirect', url: step } });
+    // The checkout's step answers 303 to Paystack's authorization_url.
+    const to = await fetch(`http://127.0.0.1:${livePort}${step}`, { redirect: 'manual' });
+    expect(to.status).toBe(303);
+    expect(to.headers.get('location')).toBe(`${peer.url}/checkout/${t.accessCode}`);
     const init = peer.requests.find((q) => q.path === '/transaction/initialize' && (q.body as any).reference === reference)!;
     expect(init.headers['authorization']).toBe(`Bearer ${PAYSTACK_TEST_SECRET}`);
     expect(init.body).toEqual({
@@ -92,6 +97,9 @@ describe(`live card payments against the Paystack peer (${ENGINE})`, () => {
     const res = await comeBack(back);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`/checkout/${pi.id}`);
+    // Once the attempt is over, its step goes back to the checkout.
+    const over = await fetch(`http://127.0.0.1:${livePort}${step}`, { redirect: 'manual' });
+    expect(over.headers.get('location')).toBe(`/checkout/${pi.id}`);
     // Verify ran before the redirect: the intent is paid already.
     const after = await intentOf(pi.id);
     expect(after).toMatchObject({ status: 'paid', payment_method: 'card', provider_reference: String(t.id), last_payment_error: null });

@@ -134,7 +134,9 @@ export class CardRail implements PaymentRail {
     }
     const kept = JSON.stringify({ ...details, authorization_url: answer.authorizationUrl });
     await repo.setProviderRequest(this.opts.db, row.id, row.external_id!, kept, this.now());
-    return { state: 'pending', reference: row.id, intent, nextAction: { type: 'redirect', url: answer.authorizationUrl } };
+    // The checkout sends the customer to its own step to Paystack's page, which answers 303 to authorization_url.
+    const url = `/checkout/${intent.id}/card/${row.id}`;
+    return { state: 'pending', reference: row.id, intent, nextAction: { type: 'redirect', url } };
   }
 
   private railPayment(request: StartPaymentRequest, details: CardDetails): RailPaymentRow {
