@@ -13,7 +13,8 @@ import { openCheckout, pay } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';
 import { cardEnv, PAYSTACK_TEST_SECRET, pointWebhooksAt } from './helpers/card.js';
 import { consoleHttp, csrfOf } from './helpers/console.js';
-import { expectLedgerInvariant } from './helpers/ledger-invariant.js';
+import { applyLive, expectLedgerInvariant } from './helpers/ledger-invariant.js';
+import { LiveStandInRail } from './helpers/live-rail.js';
 import { waitFor } from './helpers/wait.js';
 
 describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
@@ -218,5 +219,18 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
     expect(rejected.status).toBe(303);
     expect(await refundOf(rb.id)).toMatchObject({ status: 'failed', failure_reason: 'Duplicate request' });
     expect(peerRefundsOf(txB.reference)).toHaveLength(0);
+  });
+
+  it('a rail that cannot send refunds refuses the approval (409 refund_rail_unavailable) and the refund stays requested', async () => {
+    // M-Pesa here is a stand-in rail in the server (it takes payments' outcomes); no M-Pesa rail sends refunds.
+    s.running.services.rails.register('live', new LiveStandInRail(['mpesa']));
+    const pi = (await live('POST', '/payment-intents', { amount: '90.00', currency: 'KES', payment_methods: ['mpesa'] })).json;
+    await applyLive(s, pi.id, 'mpesa');
+    const r = await live('POST', '/refunds', { payment_intent: pi.id });
+    expect(r.status, r.text).toBe(201);
+    const refused = await cli('refunds', 'approve', r.json.id);
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toContain('refund_rail_unavailable');
+    expect(await refundOf(r.json.id)).toMatchObject({ status: 'requested', provider_reference: null });
   });
 });
