@@ -209,14 +209,23 @@ describe(`live M-Pesa against the Daraja peer (${ENGINE})`, () => {
     const pi = await liveIntent('100');
     peer.setNextBehaviour({ callback: 'never', delayMs: 60_000 });
     await payByPhone(pi, '0712345678');
-    const row = await railRow(pi.id);
-    // Due now: both askers see it due, one wins the claim.
+    const queries = () => peer.calls.filter((c) => c.path === '/mpesa/stkpushquery/v1/query').length;
+    const first = queries();
+    // The server's own poller asks 1 s after the push: that question is let finish first (claimed, next one
+    // seconds away, received by the peer), so that the one counted below is the only one under way.
+    const row = await waitFor(
+      "the poller's first question",
+      async () => ({ row: await railRow(pi.id), asked: queries() - first }),
+      (x) => x.row.queries >= 1 && Number(x.row.resolve_at) > Date.now() && x.asked >= x.row.queries,
+      { timeoutMs: 15_000 },
+    ).then((x) => x.row);
+    // Due now: every asker sees it due, one wins the claim.
     await s.running.database.db
       .updateTable('rail_payments')
       .set({ resolve_at: Date.now() - 1 })
       .where('id', '=', row.id)
+      .where('queries', '=', row.queries)
       .execute();
-    const queries = () => peer.calls.filter((c) => c.path === '/mpesa/stkpushquery/v1/query').length;
     const before = queries();
     const rail = s.running.services.mpesa!;
     const scope = { merchantId: row.merchant_id, environment: row.environment };
