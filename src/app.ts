@@ -16,6 +16,7 @@ import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
 import { mpesaCallbackRoutes } from './modules/rails/mpesa/mpesa.routes.js';
 import { paystackRoutes } from './modules/rails/card/paystack.routes.js';
+import { paypalRoutes } from './modules/rails/paypal/paypal.routes.js';
 import { customerRoutes } from './modules/customers/customers.routes.js';
 import { docsRoutes } from './modules/docs/docs.routes.js';
 import { registerHealth } from './http/health.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   await app.register(consoleRoutes, { deps });
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
   await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
+  await app.register(paypalRoutes, { rail: deps.paypal, webhooks: deps.paypalWebhooks });
   await app.register(
     async (v1) => {
       await v1.register(authRoutes);

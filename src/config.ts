@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { Type, type Static } from 'typebox';
 import { cardConfig, cardVariables, type CardConfig, type CardVariables } from './config-card.js';
+import { paypalConfig, paypalVariables, type PaypalConfig, type PaypalVariables } from './config-paypal.js';
 import { chainConfigs, chainVariables, type ChainConfig, type ChainVariables } from './config-chains.js';
 import { ConfigError } from './config-error.js';
 import { parseSecretsKey } from './shared/secret-box.js';
@@ -11,6 +12,7 @@ import { parseSecretsKey } from './shared/secret-box.js';
 export { ConfigError } from './config-error.js';
 export type { ChainConfig } from './config-chains.js';
 export type { CardConfig } from './config-card.js';
+export type { PaypalConfig } from './config-paypal.js';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 
@@ -62,6 +64,7 @@ const EnvSchema = Type.Object({
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
   ...chainVariables(),
   ...cardVariables(),
+  ...paypalVariables(),
 });
 
 /** The live M-Pesa rail: on when its four credentials are set. */
@@ -158,6 +161,8 @@ export interface Config {
   readonly mpesa: MpesaConfig | null;
   /** Null when the live card rail (Paystack) is not configured. */
   readonly card: CardConfig | null;
+  /** Null when the live PayPal rail is not configured. */
+  readonly paypal: PaypalConfig | null;
   /** The configured on-chain networks of the live wallet rail (none: the live checkout offers no wallet). */
   readonly chains: readonly ChainConfig[];
   readonly chainWatch: {
@@ -219,6 +224,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: c.COWRIE_METRICS_PORT,
     mpesa,
     card: cardConfig(c as unknown as CardVariables, originOf(liveUrl)),
+    paypal: paypalConfig(c as unknown as PaypalVariables, originOf(liveUrl)),
     chains,
     chainWatch: Object.freeze({
       pollMs: c.COWRIE_CHAIN_POLL_MS,
@@ -360,10 +366,11 @@ export function originOf(url: string): string {
 }
 
 /** The live payment methods whose rails are configured, as the start-up banner and the console's home say them. */
-export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'chains'>): string[] {
+export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains'>): string[] {
   const on: string[] = [];
   if (config.mpesa) on.push('M-Pesa (Daraja)');
   if (config.card) on.push('card in KES and USD (Paystack)');
+  if (config.paypal) on.push('PayPal in every currency but KES');
   if (config.chains.length > 0) on.push(`crypto wallet (${config.chains.map((c) => c.network.toUpperCase()).join(', ')})`);
   return on;
 }

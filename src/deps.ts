@@ -12,7 +12,15 @@ import type { IntentService, RailRegistry } from './modules/payment-intents/inde
 import type { PaymentService } from './modules/payments/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
-import type { CardRail, ChainDeposits, ChainWatcher, MpesaRail, PaystackWebhooks } from './modules/rails/index.js';
+import type {
+  CardRail,
+  ChainDeposits,
+  ChainWatcher,
+  MpesaRail,
+  PaypalRail,
+  PaypalWebhooks,
+  PaystackWebhooks,
+} from './modules/rails/index.js';
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundDecisions, RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
@@ -52,6 +60,9 @@ export interface Services {
   /** The live card rail through Paystack and its webhooks, when configured. */
   card: CardRail | null;
   paystackWebhooks: PaystackWebhooks | null;
+  /** The live PayPal rail and its webhooks, when configured. */
+  paypal: PaypalRail | null;
+  paypalWebhooks: PaypalWebhooks | null;
   /** One watcher per configured on-chain network (run by worker processes, one at a time per network). */
   chainWatchers: ChainWatcher[];
   /** The operator's list of on-chain deposits and the claim of an unmatched one. */

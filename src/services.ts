@@ -23,6 +23,9 @@ import {
   DarajaClient,
   PaystackClient,
   PaystackWebhooks,
+  PaypalClient,
+  PaypalRail,
+  PaypalWebhooks,
   loadEvmSource,
   MpesaRail,
   SandboxRail,
@@ -78,12 +81,15 @@ export async function buildServices(
   if (mpesa) rails.register('live', mpesa);
   const { card, paystackWebhooks } = liveCard(config.card, payments, db, clocks, opts.logger);
   if (card) rails.register('live', card);
+  const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
+  if (paypal) rails.register('live', paypal);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? 60) * 1000;
+  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
+  paypalWebhooks?.refundsTo(refundDecisions);
   const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
@@ -111,6 +117,8 @@ export async function buildServices(
     mpesa,
     card,
     paystackWebhooks,
+    paypal,
+    paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
@@ -172,6 +180,26 @@ function liveCard(card: Config['card'], payments: PaymentService, db: Database['
     logger,
   });
   return { card: rail, paystackWebhooks: new PaystackWebhooks(rail, card.secretKey, logger) };
+}
+
+/** The live PayPal rail (Orders v2), and its webhooks' receiver. */
+function livePaypal(paypal: Config['paypal'], payments: PaymentService, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+  if (!paypal) return { paypal: null, paypalWebhooks: null };
+  const client = new PaypalClient({
+    baseUrl: paypal.baseUrl,
+    clientId: paypal.clientId,
+    clientSecret: paypal.clientSecret,
+    nowMs: () => clocks.base.nowMs(),
+  });
+  const rail = new PaypalRail(payments, {
+    db,
+    clocks,
+    client,
+    returnOrigin: paypal.returnOrigin,
+    queryAfterMs: paypal.queryAfterS * 1000,
+    logger,
+  });
+  return { paypal: rail, paypalWebhooks: new PaypalWebhooks(rail, client, paypal.webhookId, logger) };
 }
 
 /** The live on-chain wallet rail and one watcher per configured network (none: no rail). */

@@ -140,6 +140,9 @@ export function statusDetail(c: CheckoutIntent): string {
         return `We sent a payment request to ${phone}. Enter your M-Pesa PIN on your phone to pay.`;
       }
       if (a?.state === 'declined' && a.failure_code) return declineWords(a.failure_code, c.merchantName);
+      if (a?.state === 'failed' && a.method === 'paypal' && a.failure_code === 'customer_cancelled') {
+        return 'You cancelled on PayPal without paying. Nothing was taken from you. Try again, with this method or another one.';
+      }
       if (a?.state === 'failed' && a.method === 'card' && a.failure_code === 'customer_cancelled') {
         return 'You left the card payment page without paying. Nothing was taken from you. Try again, with this method or another one.';
       }

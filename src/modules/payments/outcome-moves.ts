@@ -183,7 +183,10 @@ async function reverse(tx: Tx, ctx: MoveContext, row: PaymentIntentRow, accepted
   const back = Decimal.max(0, new Decimal(row.amount_received).minus(accepted.amount));
   const error = {
     code: 'provider_error',
-    message: `The transfer ${accepted.providerReference} was removed from the chain by a reorganisation before it was confirmed; it did not pay.`,
+    message:
+      accepted.method === 'paypal'
+        ? `PayPal denied the pending capture ${accepted.providerReference}; it did not pay.`
+        : `The transfer ${accepted.providerReference} was removed from the chain by a reorganisation before it was confirmed; it did not pay.`,
     payment_method: accepted.method,
   };
   return moveIntent(tx, ctx, row, 'awaiting_payment', {

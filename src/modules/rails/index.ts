@@ -18,6 +18,9 @@ export { DarajaClient } from './mpesa/daraja-client.js';
 export { CardRail, CARD_CURRENCIES, type CardRailOptions, type PaystackApi } from './card/card-rail.js';
 export { PaystackClient } from './card/paystack-client.js';
 export { PaystackWebhooks } from './card/paystack-webhooks.js';
+export { PaypalRail, paypalValue, type PaypalApi, type PaypalRailOptions } from './paypal/paypal-rail.js';
+export { PaypalClient } from './paypal/paypal-client.js';
+export { PaypalWebhooks } from './paypal/paypal-webhooks.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
 export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.

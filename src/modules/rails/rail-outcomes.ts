@@ -21,7 +21,8 @@ export const scopeOfRailPayment = (row: RailPaymentRow): MerchantScope => ({ mer
 
 /** The state a rail payment ends in when its outcome is accepted. */
 function finalState(outcome: RailOutcome['outcome']): RailPaymentState {
-  if (outcome === 'failed' || outcome === 'attempt_failed') return 'failed';
+  // `reversed`: a PayPal capture that was pending was denied; the attempt did not pay.
+  if (outcome === 'failed' || outcome === 'attempt_failed' || outcome === 'reversed') return 'failed';
   if (outcome === 'cancelled') return 'cancelled';
   return 'succeeded';
 }

@@ -126,3 +126,19 @@ export async function succeededRailPayment(db: Q, intentId: string, method: stri
     .limit(1)
     .executeTakeFirst();
 }
+
+/** The rail payment of a method with this provider id (a PayPal order id), whoever its merchant. */
+export async function findByExternalId(db: Q, method: string, externalId: string): Promise<RailPaymentRow | undefined> {
+  return db.selectFrom('rail_payments').selectAll().where('method', '=', method).where('external_id', '=', externalId).executeTakeFirst();
+}
+
+/** The rail payment of a method that succeeded with this provider reference (a PayPal capture id). */
+export async function succeededRailPaymentByReference(db: Q, method: string, reference: string): Promise<RailPaymentRow | undefined> {
+  return db
+    .selectFrom('rail_payments')
+    .selectAll()
+    .where('method', '=', method)
+    .where('provider_reference', '=', reference)
+    .where('state', '=', 'succeeded')
+    .executeTakeFirst();
+}

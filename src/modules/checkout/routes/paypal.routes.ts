@@ -1,9 +1,11 @@
-// The simulated PayPal approval: the page the customer is sent to, and its answer (approve or cancel).
+// PayPal's approval. In the sandbox, the simulated page the customer is sent to, and its answer (approve or
+// cancel); live, the checkout's step answers 303 to the order's approval link at PayPal (the checkout's CSP
+// keeps forms on its own origin, so the way out is this navigation).
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../../shared/errors.js';
 import { paypalPage } from '../checkout-page.js';
-import { customerError } from '../checkout.service.js';
+import { customerError, loadCheckout } from '../checkout.service.js';
 import { PUBLIC_ROUTE, securityHeaders, type CheckoutApp, type CheckoutKit, type RequestOf } from './shared.routes.js';
 
 const PaypalParams = Type.Object({ id: Type.String({ maxLength: 80 }), ref: Type.String({ maxLength: 80 }) });
@@ -12,7 +14,23 @@ const ApprovalBody = Type.Object({ approve: Type.Boolean() }, { additionalProper
 const PaypalSchema = { hide: true, params: PaypalParams };
 const ApprovalSchema = { hide: true, params: PaypalParams, body: ApprovalBody };
 
+/** Live: 303 to PayPal's approval link of a pending attempt; an attempt that is over goes back to the checkout. */
+async function toPaypal(kit: CheckoutKit, request: RequestOf<typeof PaypalSchema>, reply: FastifyReply) {
+  const c = await loadCheckout(kit.deps, request.environment, request.params.id);
+  if (!c) return kit.notFoundPage(request, reply);
+  const a = c.attempt;
+  const url =
+    a && a.id === request.params.ref && a.method === 'paypal' && a.state === 'pending'
+      ? (JSON.parse(a.details) as { approve_url?: string }).approve_url
+      : undefined;
+  return securityHeaders(reply)
+    .code(303)
+    .header('location', url ?? `/checkout/${c.row.id}`)
+    .send();
+}
+
 async function showApproval(kit: CheckoutKit, request: RequestOf<typeof PaypalSchema>, reply: FastifyReply) {
+  if (request.environment === 'live') return toPaypal(kit, request, reply);
   return kit.servePage(request, reply, request.params.id, (c, token, base) =>
     paypalPage(c, { assets: kit.assets, token, approveUrl: `${base}/paypal/${encodeURIComponent(request.params.ref)}`, backUrl: base }),
   );
