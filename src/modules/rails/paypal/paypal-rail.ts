@@ -53,6 +53,8 @@ export interface PaypalDetails {
 }
 
 const MAX_QUESTION_GAP_MS = 5 * 60_000;
+/** Of Cowrie's currencies, those PayPal takes live (never KES). */
+export const PAYPAL_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
 /** Currencies PayPal takes without decimals. */
 const WHOLE_CURRENCIES = new Set(['HUF', 'JPY', 'TWD']);
 
@@ -80,7 +82,9 @@ export class PaypalRail implements PaymentRail {
 
   async startPayment(request: StartPaymentRequest): Promise<StartPaymentResult> {
     const { intent } = request;
-    if (intent.currency === 'KES') throw new AppError('payment_method_unavailable', 'PayPal does not take KES.', { param: 'method' });
+    if (!(PAYPAL_CURRENCIES as readonly string[]).includes(intent.currency)) {
+      throw new AppError('payment_method_unavailable', 'PayPal takes USD, EUR and GBP only.', { param: 'method' });
+    }
     const details: PaypalDetails = { value: paypalValue(intent.amount, intent.currency), currency: intent.currency };
     const row = this.railPayment(request, details);
     // The attempt is recorded before PayPal is called: a crash after the call leaves it to the questions.
