@@ -177,4 +177,25 @@ describe(`refunds and disputes of live PayPal payments (${ENGINE})`, () => {
     );
     expect(lost.dispute.reason).toBe('UNAUTHORISED');
   });
+
+  it('PAYMENT.CAPTURE.REVERSED (PayPal took the money back) is a dispute opened and lost; a repeat changes nothing', async () => {
+    const { pi, captureId } = await paidByPaypal();
+    peer.webhookFault = 'twice';
+    peer.reverseCapture(captureId);
+    peer.webhookFault = 'once';
+    const lost = await waitFor(
+      'the dispute lost',
+      () => intentOf(pi.id),
+      (x) => x.dispute?.status === 'lost',
+    );
+    expect(lost).toMatchObject({ status: 'paid', dispute: { reason: 'PayPal reversed the payment' } });
+    await waitFor(
+      'both reversal webhooks answered',
+      () => peer.webhooks.filter((w) => w.event === 'PAYMENT.CAPTURE.REVERSED' && w.status === 200).length,
+      (n) => n >= 2,
+    );
+    const types = await eventTypes(s, pi.id);
+    expect(types.filter((t) => t === 'payment_intent.disputed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'payment_intent.dispute_closed')).toHaveLength(1);
+  });
 });

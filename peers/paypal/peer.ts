@@ -57,6 +57,8 @@ export interface PaypalPeer {
   cancel(orderId: string): string;
   /** A PENDING capture completes or is denied (its webhook sent). */
   settleCapture(captureId: string, to: 'COMPLETED' | 'DECLINED'): void;
+  /** PayPal takes a completed capture's money back: PAYMENT.CAPTURE.REVERSED (a reversal, `up` to the capture). */
+  reverseCapture(captureId: string): void;
   /** A dispute on a capture: CUSTOMER.DISPUTE.CREATED; answers its id. */
   openDispute(captureId: string, reason?: string): string;
   /** CUSTOMER.DISPUTE.RESOLVED with this outcome code (RESOLVED_SELLER_FAVOUR, RESOLVED_BUYER_FAVOUR, …). */
@@ -319,6 +321,13 @@ export async function startPaypalPeer(opts: PaypalPeerOptions): Promise<PaypalPe
       if (!c || c.status !== 'PENDING') throw new Error(`no pending capture ${captureId}`);
       c.status = to;
       webhooks.send(to === 'COMPLETED' ? 'PAYMENT.CAPTURE.COMPLETED' : 'PAYMENT.CAPTURE.DENIED', 'capture', captureView(c, peer.url));
+    },
+    reverseCapture(captureId) {
+      const c = captures.get(captureId);
+      if (!c || c.status !== 'COMPLETED') throw new Error(`no completed capture ${captureId}`);
+      c.status = 'REFUNDED';
+      const reversal: Refund = { id: id(17), captureId: c.id, status: 'COMPLETED', currency: c.currency, value: c.value };
+      webhooks.send('PAYMENT.CAPTURE.REVERSED', 'refund', refundView(reversal, peer.url));
     },
     openDispute(captureId, reason = 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED') {
       const c = captures.get(captureId);

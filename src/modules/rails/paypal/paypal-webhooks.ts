@@ -82,6 +82,9 @@ export class PaypalWebhooks {
       case 'PAYMENT.CAPTURE.REFUNDED':
         await this.refunds?.hint('paypal', str(resource['id']), await this.intentOfRefund(resource));
         return;
+      case 'PAYMENT.CAPTURE.REVERSED':
+        await this.reversed(resource);
+        return;
       case 'CUSTOMER.DISPUTE.CREATED':
       case 'CUSTOMER.DISPUTE.RESOLVED':
         await this.dispute(type, resource);
@@ -93,10 +96,19 @@ export class PaypalWebhooks {
 
   /** The intent a refund's capture paid: the refund's `up` link names the capture. */
   private async intentOfRefund(resource: Json): Promise<string | null> {
-    const links = Array.isArray(resource['links']) ? (resource['links'] as unknown[]).map(obj) : [];
-    const up = links.map((l) => str(l['href']) ?? '').find((h) => /\/v2\/payments\/captures\/[^/]+$/.test(h));
-    const capture = up ? decodeURIComponent(up.slice(up.lastIndexOf('/') + 1)) : null;
+    const capture = captureOf(resource);
     return capture ? ((await this.rail.paymentOfCapture(capture))?.payment_intent_id ?? null) : null;
+  }
+
+  /**
+   * PayPal took a capture's money back (a chargeback it settled for the buyer): a dispute, opened when none
+   * was, and lost. A repeat changes nothing (the intent has its dispute, and it is not open).
+   */
+  private async reversed(resource: Json): Promise<void> {
+    const capture = captureOf(resource);
+    if (!capture) return;
+    await this.rail.applyDispute(capture, 'dispute', 'PayPal reversed the payment');
+    await this.rail.applyDispute(capture, 'dispute_lost');
   }
 
   /** A dispute on a capture: opened (its reason kept), or resolved won or lost by PayPal's outcome code. */
@@ -112,4 +124,11 @@ export class PaypalWebhooks {
     if (WON.has(code)) await this.rail.applyDispute(capture, 'dispute_won');
     else if (LOST.has(code)) await this.rail.applyDispute(capture, 'dispute_lost');
   }
+}
+
+/** The capture a refund or reversal belongs to: its `up` link, `/v2/payments/captures/{id}`. */
+function captureOf(resource: Json): string | null {
+  const links = Array.isArray(resource['links']) ? (resource['links'] as unknown[]).map(obj) : [];
+  const up = links.map((l) => str(l['href']) ?? '').find((h) => /\/v2\/payments\/captures\/[^/]+$/.test(h));
+  return up ? decodeURIComponent(up.slice(up.lastIndexOf('/') + 1)) : null;
 }
