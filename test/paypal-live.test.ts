@@ -200,13 +200,14 @@ describe(`live PayPal payments against the PayPal peer (${ENGINE})`, () => {
 
   it('PayPal refusing the order is a failed attempt in its words (its issue named); an unknown return answers 404', async () => {
     const pi = await liveIntent();
-    peer.failNext(1, 422);
+    // Only the create is refused: the questions about earlier orders go on meanwhile.
+    peer.refuseNextOrder = 'PAYEE_ACCOUNT_RESTRICTED';
     const { r } = await payByPaypal(pi);
     expect(r.json.state).toBe('completed');
     const after = await intentOf(pi.id);
     expect(after.status).toBe('awaiting_payment');
     expect(after.last_payment_error).toMatchObject({ code: 'provider_error', payment_method: 'paypal' });
-    expect(after.last_payment_error.message).toContain('INTERNAL_SERVICE_ERROR');
+    expect(after.last_payment_error.message).toContain('PAYEE_ACCOUNT_RESTRICTED');
     const res = await fetch(`http://127.0.0.1:${livePort}/rails/paypal/return?token=NOSUCHORDER`, { redirect: 'manual' });
     expect(res.status).toBe(404);
   });

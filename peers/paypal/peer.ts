@@ -47,6 +47,8 @@ export interface PaypalPeer {
   captureOutcome: CaptureOutcome;
   /** The next refund ends FAILED. */
   failNextRefund: boolean;
+  /** The next order create is refused with this issue (422 UNPROCESSABLE_ENTITY), whatever else is asked meanwhile. */
+  refuseNextOrder: string | null;
   /** Tokens handed out so far. */
   tokensIssued: number;
   /** Every token handed out is refused from now on (a token PayPal revoked). */
@@ -133,6 +135,9 @@ export async function startPaypalPeer(opts: PaypalPeerOptions): Promise<PaypalPe
   };
 
   const createOrder = (body: Record<string, unknown>): Answer => {
+    const refusal = peer.refuseNextOrder;
+    peer.refuseNextOrder = null;
+    if (refusal) return errorAnswer(422, 'UNPROCESSABLE_ENTITY', refusal, '');
     const unit = (Array.isArray(body['purchase_units']) ? body['purchase_units'][0] : undefined) as Record<string, unknown> | undefined;
     const amount = (unit?.['amount'] ?? {}) as Record<string, unknown>;
     const ctx = (((body['payment_source'] as Record<string, unknown> | undefined)?.['paypal'] as Record<string, unknown> | undefined)?.[
@@ -294,6 +299,7 @@ export async function startPaypalPeer(opts: PaypalPeerOptions): Promise<PaypalPe
     webhookFault: 'once',
     captureOutcome: 'COMPLETED',
     failNextRefund: false,
+    refuseNextOrder: null,
     tokensIssued: 0,
     revokeTokens: () => tokens.clear(),
     approve(orderId, o = {}) {
