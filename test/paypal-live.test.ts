@@ -99,6 +99,7 @@ describe(`live PayPal payments against the PayPal peer (${ENGINE})`, () => {
     const to = await fetch(`http://127.0.0.1:${livePort}${step}`, { redirect: 'manual' });
     expect(to.status).toBe(303);
     expect(to.headers.get('location')).toBe(`${peer.url}/checkoutnow?token=${order!.id}`);
+    expect((await waitForStatus(s, page, (x) => x.status === 'awaiting_payment')).headline).toBe('Checking your PayPal payment');
     const back = await follow(peer.approve(order!.id));
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe(`/checkout/${pi.id}`);

@@ -88,6 +88,8 @@ export function statusHeadline(c: CheckoutIntent): string {
       if (c.attempt?.state === 'pending' && c.attempt.method === 'mpesa') return 'Check your phone';
       if (c.attempt?.state === 'pending' && c.attempt.method === 'card' && c.row.environment === 'live')
         return 'Checking your card payment';
+      if (c.attempt?.state === 'pending' && c.attempt.method === 'paypal' && c.row.environment === 'live')
+        return 'Checking your PayPal payment';
       return c.attempt?.state === 'failed' ? 'That payment did not go through' : 'Waiting for your payment';
     case 'confirming':
       return 'Payment received: being confirmed';
