@@ -316,6 +316,8 @@ class WebhookDeliveryWorker implements DeliveryWorker {
     } finally {
       this.reserved -= limit;
     }
+    // Claimed while the worker was told to stop: not started, due again when their leases run out.
+    if (this.stopped) return;
     for (const a of claimed) this.launch(a);
     if (claimed.length === limit) this.wake();
     // A failed attempt's next try: look again by then.
