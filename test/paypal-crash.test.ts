@@ -6,82 +6,27 @@
 // on both engines, restarted on the same ports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPaypalPeer, type PaypalPeer } from '../peers/paypal/peer.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { createKey } from '../src/modules/merchants/index.js';
-import { systemClock } from '../src/shared/clock.js';
-import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
+import { ENGINE } from './helpers/harness.js';
+import { serverAcrossKills } from './helpers/rail-crash.js';
 import { PAYPAL_TEST, paypalEnv, pointPaypalWebhooksAt } from './helpers/paypal.js';
-import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
 import { waitFor } from './helpers/wait.js';
 
 describe(`live PayPal payments across kill -9 (${ENGINE})`, () => {
   let peer: PaypalPeer;
-  let db: TestDatabase;
-  let check: Database;
-  let env: Record<string, string>;
-  let server: ServerProcess;
-  let liveKey: string;
-  const procs: ServerProcess[] = [];
-
-  const start = async () => {
-    server = await spawnServer(db.url, env);
-    procs.push(server);
-    await server.ready;
-    return server;
-  };
-
   beforeAll(async () => {
     peer = await startPaypalPeer(PAYPAL_TEST);
-    db = await createTestDatabase();
-    const [live, sandbox] = (await freePorts(2)) as [number, number];
-    pointPaypalWebhooksAt(peer, live);
-    env = { ...paypalEnv(peer, live, sandbox), COWRIE_PAYPAL_QUERY_AFTER_S: '1', COWRIE_JOB_INTERVAL_MS: '200' };
-    await start();
-    check = openDatabase(db.url);
-    const demo = await api(server.sandboxPort, server.demoKey()!, 'GET', '/auth/verify');
-    await check.db.updateTable('merchants').set({ kyb_status: 'verified' }).where('id', '=', demo.json.merchant_id).execute();
-    liveKey = (await createKey(check.db, systemClock, { merchantId: demo.json.merchant_id, environment: 'live', type: 'secret' })).key;
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all(procs.map(killHard));
-    await check?.close();
-    await peer?.close();
-    await db?.drop();
   });
+  afterAll(async () => {
+    await peer?.close();
+  });
+  const s = serverAcrossKills((live, sandbox) => {
+    pointPaypalWebhooksAt(peer, live);
+    return { ...paypalEnv(peer, live, sandbox), COWRIE_PAYPAL_QUERY_AFTER_S: '1', COWRIE_JOB_INTERVAL_MS: '200' };
+  });
+  const { intent, railPayments, paidEvents } = s;
 
   /** A live USD intent and the start of its PayPal payment from the checkout (not awaited: the create may be held). */
-  async function startPayment() {
-    const pi = await api(server.livePort, liveKey, 'POST', '/payment-intents', { amount: '35.00', currency: 'USD' });
-    expect(pi.status, JSON.stringify(pi.json)).toBe(201);
-    const path = new URL(pi.json.checkout_url).pathname;
-    const page = await fetch(`http://127.0.0.1:${server.livePort}${path}`);
-    const token = /<meta name="checkout-token" content="([^"]+)">/.exec(await page.text())![1]!;
-    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
-    const paying = fetch(`http://127.0.0.1:${server.livePort}${path}/pay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-checkout-token': token, cookie },
-      body: JSON.stringify({ method: 'paypal' }),
-    }).catch((err: unknown) => err);
-    return { id: pi.json.id as string, paying };
-  }
-
-  const intent = (id: string) =>
-    check.db.selectFrom('payment_intents').select(['status', 'provider_reference']).where('id', '=', id).executeTakeFirstOrThrow();
-  const railPayments = (id: string) =>
-    check.db
-      .selectFrom('rail_payments')
-      .select(['id', 'state', 'provider_reference', 'external_id'])
-      .where('payment_intent_id', '=', id)
-      .execute();
-  const paidEvents = async (id: string) =>
-    (
-      await check.db
-        .selectFrom('events')
-        .select('type')
-        .where('payment_intent_id', '=', id)
-        .where('type', '=', 'payment_intent.paid')
-        .execute()
-    ).length;
+  const startPayment = () => s.startPayment({ amount: '35.00', currency: 'USD' }, { method: 'paypal' });
   const orderOf = (attempt: string) => [...peer.orders.values()].find((o) => o.customId === attempt);
 
   async function expectPaidOnce(id: string) {
@@ -108,7 +53,7 @@ describe(`live PayPal payments across kill -9 (${ENGINE})`, () => {
     const before = creates();
     const { id } = await startPayment();
     await waitFor('the order asked of PayPal', creates, (n) => n > before, { intervalMs: 20 });
-    await killHard(server);
+    await s.kill();
     const [rail] = await railPayments(id);
     expect(rail).toMatchObject({ state: 'pending', external_id: null });
     const order = await waitFor(
@@ -119,14 +64,14 @@ describe(`live PayPal payments across kill -9 (${ENGINE})`, () => {
     peer.webhookFault = 'never';
     peer.approve(order!.id);
     peer.webhookFault = 'once';
-    await start();
+    await s.start();
     await expectPaidOnce(id);
   }, 90_000);
 
   it('killed after the redirect, the approval webhook lost while it was down: the look-up after the restart captures and pays', async () => {
     const { id, paying } = await startPayment();
     expect(((await ((await paying) as Response).json()) as { state: string }).state).toBe('pending');
-    await killHard(server);
+    await s.kill();
     const [rail] = await railPayments(id);
     peer.approve(orderOf(rail!.id)!.id);
     await waitFor(
@@ -134,7 +79,7 @@ describe(`live PayPal payments across kill -9 (${ENGINE})`, () => {
       () => peer.webhooks.at(-1),
       (w) => w?.event === 'CHECKOUT.ORDER.APPROVED' && w.status === 0,
     );
-    await start();
+    await s.start();
     await expectPaidOnce(id);
   }, 90_000);
 
@@ -145,17 +90,17 @@ describe(`live PayPal payments across kill -9 (${ENGINE})`, () => {
     peer.holdNext('capture', 3_000);
     peer.webhookFault = 'never';
     const back = new URL(peer.approve(orderOf(rail!.id)!.id));
-    void fetch(`http://127.0.0.1:${server.livePort}${back.pathname}${back.search}`, { redirect: 'manual' }).catch(() => undefined);
+    void fetch(`http://127.0.0.1:${s.server.livePort}${back.pathname}${back.search}`, { redirect: 'manual' }).catch(() => undefined);
     await waitFor(
       'the capture at PayPal',
       () => peer.requests.some((q) => q.path.endsWith('/capture') && q.headers['paypal-request-id'] === `capture-${rail!.id}`),
       (x) => x,
       { intervalMs: 20 },
     );
-    await killHard(server);
+    await s.kill();
     peer.webhookFault = 'once';
     expect((await intent(id)).status).toBe('awaiting_payment');
-    await start();
+    await s.start();
     await expectPaidOnce(id);
   }, 90_000);
 });
