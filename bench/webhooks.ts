@@ -146,6 +146,9 @@ async function writeBacklog(databaseUrl: string, merchantId: string, endpointIds
   }
 }
 
+/** Waits out the rest of one client's turn begun at `start`: each of the CLIENTS sends RATE / CLIENTS a second. */
+const pace = (start: number) => new Promise((r) => setTimeout(r, Math.max(0, (1000 * CLIENTS) / RATE - (performance.now() - start))));
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
@@ -232,7 +235,7 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
         for (let i = 0; i < WARMUP_EVENTS / CLIENTS; i++) {
           const start = performance.now();
           await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
-          await new Promise((r) => setTimeout(r, Math.max(0, (1000 * CLIENTS) / RATE - (performance.now() - start))));
+          await pace(start);
         }
       }),
     );
@@ -248,8 +251,7 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
           const start = performance.now();
           const pi = await call(port, key, 'POST', '/payment-intents', { amount: '1500.00', currency: 'KES' });
           sent.set(pi.id, { start, end: performance.now() });
-          // Each client sends RATE / CLIENTS a second.
-          await new Promise((r) => setTimeout(r, Math.max(0, (1000 * CLIENTS) / RATE - (performance.now() - start))));
+          await pace(start);
         }
       }),
     );
