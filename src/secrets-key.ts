@@ -5,7 +5,7 @@
 // - otherwise (PostgreSQL) none: every process and machine sharing the database must read the secrets
 //   with the same key, and a key made on one machine would be missing on the others, so the operator
 //   provides it; the process refuses to start without it.
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
@@ -58,6 +58,9 @@ export function lazySecretBox(config: Config): SecretBox {
 /** Makes the key file with one fresh key unless it exists (another process may make it at once): true when made here. */
 function createKeyFile(path: string): boolean {
   if (existsSync(path)) return false;
+  // Its folder is the database's, which openDatabase makes too; the key is read first (a fresh checkout's
+  // `npm start` has no data/ folder yet).
+  mkdirSync(dirname(path), { recursive: true });
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);

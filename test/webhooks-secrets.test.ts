@@ -3,10 +3,13 @@
 // key and after the console rotates it; a start with another key is refused with a clear error; on
 // PostgreSQL a start without COWRIE_SECRETS_KEY is refused; on SQLite without it a key file is made beside
 // the database (mode 0600) and named in the start-up log.
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, createTestDatabase, type TestDatabase, type TestServer } from './helpers/harness.js';
+import type { Config } from '../src/config.js';
+import { loadSecretsKeys } from '../src/secrets-key.js';
 import { KEY_A, KEY_B, createEndpoint, expectVerifiedDelivery, serverOn, storedSecret } from './helpers/secrets.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
@@ -138,6 +141,14 @@ describe(`webhook secrets sealed at rest (${ENGINE})`, () => {
       // Another key in the file: refused, as with the variable.
       writeFileSync(file, `${Buffer.alloc(32, 9).toString('base64')}\n`, { mode: 0o600 });
       await expect(serverOn(url)).rejects.toThrow(/sealed with key [0-9a-f]{16}, which this process does not have/);
+    });
+
+    it('a database in a folder that does not exist yet (npm start on a fresh checkout): the key file is made there, folder and all', () => {
+      const dir = join(mkdtempSync(join(tmpdir(), 'cowrie-key-')), 'data');
+      const loaded = loadSecretsKeys({ databaseUrl: `sqlite:${join(dir, 'cowrie.db')}`, secretsKeys: [] } as unknown as Config);
+      expect(loaded.source).toMatchObject({ kind: 'file', path: join(dir, 'cowrie-secrets.key'), created: true });
+      expect(loaded.keys).toHaveLength(1);
+      expect(statSync(join(dir, 'cowrie-secrets.key')).mode & 0o777).toBe(0o600);
     });
   }
 });
