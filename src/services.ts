@@ -37,6 +37,8 @@ import {
 } from './modules/rails/index.js';
 import { loadRateTable, RateBook, RateRefresher, type RateProvider } from './modules/rates/index.js';
 import { RefundDecisions, RefundService } from './modules/refunds/index.js';
+import { buildSenderNetworks, PayoutSender, PayoutService, SenderRegistry } from './modules/payouts/index.js';
+import { Decimal } from './shared/money.js';
 import { ReportService } from './modules/reports/index.js';
 import { SandboxService } from './modules/sandbox/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
@@ -90,7 +92,8 @@ export async function buildServices(
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions });
+  const { payouts, payoutSenders } = await payoutsOf(config, db, clocks, opts.logger);
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -109,6 +112,8 @@ export async function buildServices(
     links,
     refunds,
     refundDecisions,
+    payouts,
+    payoutSenders,
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
@@ -230,4 +235,24 @@ async function chainSource(config: Config, chain: Config['chains'][number]): Pro
     case 'solana':
       return new SolanaSource(common);
   }
+}
+
+/** Payouts, and one sender per network whose payout key is set (run by worker processes under a lease). */
+async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+  const networks = await buildSenderNetworks(config.chains, { timeoutMs: config.chainWatch.rpcTimeoutMs });
+  const halt = config.testPayoutHalt;
+  const payoutSenders = networks.map(
+    (target) =>
+      new PayoutSender({
+        db,
+        clock: clocks.base,
+        target,
+        logger,
+        retryMs: config.chainWatch.pollMs,
+        // Tests only: a kill -9 of this process at the step named.
+        ...(halt ? { onStep: (step: string) => void (step === halt && process.kill(process.pid, 'SIGKILL')) } : {}),
+      }),
+  );
+  const payouts = new PayoutService({ db, clocks, networks: new SenderRegistry(networks), autoApprove: new Decimal(config.payoutAutoApprove) });
+  return { payouts, payoutSenders };
 }

@@ -15,6 +15,7 @@ import type {
 import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, WalletDepositsTable } from './tables/wallet-and-chain.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
+import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
 import type { AuditLogTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type {
   CheckoutSecretsTable,
@@ -32,6 +33,7 @@ export * from './tables/events-and-webhooks.js';
 export * from './tables/money.js';
 export * from './tables/console.js';
 export * from './tables/system.js';
+export * from './tables/payouts.js';
 
 /** The database, a transaction on it, or either (a read, or a write that needs no transaction of its own). */
 export type Db = Kysely<DB>;
@@ -69,4 +71,7 @@ export interface DB {
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
+  payouts: PayoutsTable;
+  payout_transactions: PayoutTransactionsTable;
+  payout_nonces: PayoutNoncesTable;
 }

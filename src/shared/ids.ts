@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   webhook_delivery: 'whd',
   webhook_attempt: 'wha',
   ledger_movement: 'lmv',
+  payout: 'po',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

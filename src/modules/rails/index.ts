@@ -25,6 +25,10 @@ export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/ch
 export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
+/** The EVM payout client loads viem only when a payout key is configured. */
+export const loadEvmPayoutClient = async () => (await import('./chain/evm-payout.js')).EvmPayoutClient;
+export type { EvmPayoutClient } from './chain/evm-payout.js';
+export type { PayoutLookup, PayoutNetworkClient, PayoutTransfer, SignedPayout, SignOptions } from './chain/payout-client.js';
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
 export { ChainRpcError, type ChainSource } from './chain/chain-source.js';
