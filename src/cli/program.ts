@@ -11,6 +11,7 @@ import { registerDeveloperCommands } from './commands/developer.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
 import { registerRefundCommands } from './commands/refunds.js';
+import { registerPayoutCommands } from './commands/payouts.js';
 import { registerSecretsCommands } from './commands/secrets.js';
 import { registerServeAndMigrate } from './commands/serve-and-migrate.js';
 import { CliFailure, CliSession, type CliIo } from './commands/session.js';
@@ -33,6 +34,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerMerchantCommands(program, cli);
   registerKeyCommands(program, cli);
   registerRefundCommands(program, cli);
+  registerPayoutCommands(program, cli);
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
   registerDeveloperCommands(program, cli);
