@@ -123,16 +123,24 @@ export class PayoutSender {
         for (const x of looks) await repo.setTransactionState(this.deps.db, x.tx.seq, 'dropped', this.deps.clock.nowMs());
         return this.signAndSend(payout, attempt);
       }
+      // Unknown to the node (never broadcast, or dropped from its pool, as a node does with a transaction
+      // priced below the base fee): broadcast again, or, after REPLACE_AFTER_BLOCKS, replaced.
+      if (await this.replaceIfLate(payout, latest.tx, attempt)) return;
       return this.broadcast(payout, latest.tx);
     }
     // Pending: sent; an EVM transfer left unmined for too long is replaced at the same nonce.
     await this.ensureSent(payout, latest.tx);
+    await this.replaceIfLate(payout, latest.tx, attempt);
+  }
+
+  /** EVM: a replacement at the same nonce with higher fees, once the latest transfer was broadcast REPLACE_AFTER_BLOCKS ago. */
+  private async replaceIfLate(payout: PayoutRow, latest: PayoutTransactionRow, attempt: number): Promise<boolean> {
     const head = this.deps.target.blockNumber;
-    if (!this.evm || !head || latest.tx.broadcast_block === null) return;
-    if ((await head()) - Number(latest.tx.broadcast_block) >= this.deps.target.replaceAfterBlocks) {
-      this.deps.logger?.info({ payout: payout.id, tx: latest.tx.tx_hash, attempt }, 'payout transfer not mined in time; replacing it');
-      return this.signAndSend(payout, attempt, Number(latest.tx.nonce), BUMP_PERCENT_PER_ATTEMPT * (attempt - 1));
-    }
+    if (!this.evm || !head || latest.broadcast_block === null) return false;
+    if ((await head()) - Number(latest.broadcast_block) < this.deps.target.replaceAfterBlocks) return false;
+    this.deps.logger?.info({ payout: payout.id, tx: latest.tx_hash, attempt }, 'payout transfer not mined in time; replacing it');
+    await this.signAndSend(payout, attempt, Number(latest.nonce), BUMP_PERCENT_PER_ATTEMPT * (attempt - 1));
+    return true;
   }
 
   private async lookAll(txs: PayoutTransactionRow[]): Promise<Array<{ tx: PayoutTransactionRow; look: PayoutLookup }>> {

@@ -102,9 +102,10 @@ export class EvmPayoutClient implements PayoutNetworkClient {
     } catch (err) {
       // Already in the pool, or its nonce already used (by this transaction mined, or by another of the same
       // payout): the sender's look-ups say which.
-      const text = String((err as Error).message).toLowerCase();
-      if (/already known|known transaction|nonce too low|already imported|replacement transaction underpriced/.test(text)) return;
-      throw new ChainRpcError(this.network, `eth_sendRawTransaction failed: ${(err as Error).message.split('\n')[0]}`);
+      const details = String((err as { details?: unknown }).details ?? '');
+      const text = `${String((err as Error).message)} ${details}`.toLowerCase();
+      if (/already known|known transaction|nonce too low|already imported/.test(text)) return;
+      throw new ChainRpcError(this.network, `eth_sendRawTransaction failed: ${(err as Error).message.split('\n')[0]} ${details}`.trim());
     }
   }
 
