@@ -32,6 +32,7 @@ import {
   SolanaSource,
   TronSource,
   type ChainRailNetwork,
+  type ChainRefundSender,
   type ChainSource,
   type WalletNetwork,
 } from './modules/rails/index.js';
@@ -85,14 +86,19 @@ export async function buildServices(
   if (card) rails.register('live', card);
   const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
   if (paypal) rails.register('live', paypal);
-  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
+  // Late-bound: the refund decisions are built below, and the senders tell them of a refund send's end.
+  let refundsOf: RefundDecisions | null = null;
+  const onRefundFinal = (sendId: string) =>
+    void refundsOf?.hint('external_wallet', sendId, null).catch((err: unknown) => opts.logger.warn({ err, send: sendId }, 'refund question failed'));
+  const { payouts, payoutSenders } = await payoutsOf(config, db, clocks, opts.logger, onRefundFinal);
+  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger, payoutSenders.length > 0 ? payouts : undefined);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
-  const { payouts, payoutSenders } = await payoutsOf(config, db, clocks, opts.logger);
+  refundsOf = refundDecisions;
   const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
@@ -208,14 +214,21 @@ function livePaypal(paypal: Config['paypal'], payments: PaymentService, db: Data
 }
 
 /** The live on-chain wallet rail and one watcher per configured network (none: no rail). */
-async function liveChains(config: Config, payments: PaymentService, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+async function liveChains(
+  config: Config,
+  payments: PaymentService,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+  refundSender?: ChainRefundSender,
+) {
   const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
   const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger }));
   if (sources.length === 0) return { chainWatchers, chainRail: null };
   const networks = new Map<WalletNetwork, ChainRailNetwork>(
     sources.map((source, i) => [config.chains[i]!.network, railNetworkOf(source, config.chains[i]!.tokens, logger)]),
   );
-  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks }) };
+  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }) };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {
@@ -238,7 +251,7 @@ async function chainSource(config: Config, chain: Config['chains'][number]): Pro
 }
 
 /** Payouts, and one sender per network whose payout key is set (run by worker processes under a lease). */
-async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger, onRefundFinal: (sendId: string) => void) {
   const networks = await buildSenderNetworks(config.chains, { timeoutMs: config.chainWatch.rpcTimeoutMs });
   const halt = config.testPayoutHalt;
   const payoutSenders = networks.map(
@@ -249,6 +262,7 @@ async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClo
         target,
         logger,
         retryMs: config.chainWatch.pollMs,
+        onRefundFinal,
         // Tests only: a kill -9 of this process at the step named.
         ...(halt ? { onStep: (step: string) => void (step === halt && process.kill(process.pid, 'SIGKILL')) } : {}),
       }),

@@ -3,7 +3,9 @@
 // (the token balance read from the chain), paid at the confirmation depth; one above the auto-approval
 // threshold waits for the operator; a transfer the token reverts fails and releases the hold; a transfer
 // stuck below the base fee is replaced at the same nonce after COWRIE_CHAIN_BASE_REPLACE_AFTER_BLOCKS and
-// the replacement is the one paid; the payout key never appears in logs, errors or the configuration.
+// the replacement is the one paid; an approved refund of a wallet payment is sent on-chain to its return
+// address by the same sender and succeeds at the depth; the payout key never appears in logs, errors or the
+// configuration.
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { getAddress, parseEther, parseUnits, type Address } from 'viem';
@@ -14,6 +16,7 @@ import { startAnvil, testToken, type Anvil } from './helpers/anvil.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { applyLive, expectLedgerInvariant, newIntent } from './helpers/ledger-invariant.js';
 import { waitFor } from './helpers/wait.js';
+import { openCheckout, pay } from './helpers/checkout.js';
 
 const CONFIRMATIONS = 2;
 
@@ -46,13 +49,13 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
       COWRIE_NEW_MERCHANT_DAYS: '0',
       COWRIE_JOB_INTERVAL_MS: '60000',
     };
-    s = await startTestServer({ env });
+    s = await startTestServer({ env, noLiveRails: true });
     const m = await s.newMerchant({ name: 'Payout merchant', verified: true });
     merchantKey = m.keys.live_secret!;
     // Live balances: USDT and USDC payments, as a live rail reports them.
     for (const asset of ['USDT', 'USDT', 'USDT', 'USDC']) {
       const pi = await newIntent(s, { amount: '100.00', currency: 'USD', settlement_currency: asset }, 'live', merchantKey);
-      await applyLive(s, pi.id, 'card', 'success', m.merchant.id);
+      await applyLive(s, pi.id, 'external_wallet', 'success', m.merchant.id);
     }
   }, 90_000);
   afterEach(async () => expectLedgerInvariant(s.running.database.db));
@@ -164,6 +167,36 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     } finally {
       await chain.test.setAutomine(true);
     }
+  });
+
+  it('an approved refund of a live wallet payment is an on-chain send to the return address, succeeded at the depth', async () => {
+    await chain.mint(usdt, chain.accounts[0]!, '100');
+    const pi = (await s.call('live', 'POST', '/payment-intents', { key: merchantKey, body: { amount: '20.00', currency: 'USD', settlement_currency: 'USDT' } })).json;
+    const page = await openCheckout(s, pi.checkout_url, 'live');
+    const next = (await pay(s, page, { method: 'external_wallet', network: 'base' })).json.next_action;
+    await chain.transfer(usdt, chain.accounts[5]!, next.amount);
+    const intentNow = async () => (await s.call('live', 'GET', `/payment-intents/${pi.id}`, { key: merchantKey })).json;
+    await waitFor('confirming', intentNow, (i) => i.status === 'confirming', { timeoutMs: 20_000 });
+    await chain.mine(CONFIRMATIONS);
+    const paidIntent = await waitFor('paid', intentNow, (i) => i.status === 'paid', { timeoutMs: 20_000 });
+    const back = fresh();
+    const refund = await s.call('live', 'POST', '/refunds', { key: merchantKey, body: { payment_intent: pi.id, return_address: back } });
+    expect(refund.status, refund.text).toBe(201);
+    expect(refund.json.status).toBe('requested');
+    const approved = await s.running.services.refundDecisions.approve(refund.json.id);
+    expect(approved.status).toBe('pending');
+    expect(approved.rail_reference).toMatch(/^po_/);
+    await waitFor('sent back', () => balanceOf(usdt, back), (b) => b > 0n, { timeoutMs: 20_000 });
+    expect(await balanceOf(usdt, back)).toBe(parseUnits(paidIntent.pay_amount, 6));
+    await chain.mine(CONFIRMATIONS);
+    const getRefund = async () => (await s.call('live', 'GET', `/refunds/${refund.json.id}`, { key: merchantKey })).json;
+    const done = await waitFor('refund succeeded', getRefund, (r) => r.status === 'succeeded', { timeoutMs: 20_000 });
+    expect(done.provider_reference).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await intentNow()).status).toBe('refunded');
+    // The send is no payout of the merchant's: not listed.
+    const listed = (await s.call('live', 'GET', '/payouts?limit=100', { key: merchantKey })).json.data;
+    expect(listed.map((p: any) => p.id)).not.toContain(approved.rail_reference);
+    expect(await balanceOf(usdt, back)).toBe(parseUnits(paidIntent.pay_amount, 6));
   });
 
   it('the payout key never appears in the logs, the configuration or an error about it', () => {

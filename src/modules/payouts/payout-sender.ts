@@ -13,7 +13,7 @@
 // backoff; nothing is ever dropped. No database transaction is held open across a call to the network.
 import type { Logger } from 'pino';
 import type { PayoutRow, PayoutTransactionRow } from '../../db/schema.js';
-import { transaction, type Db } from '../../db/transaction.js';
+import { afterCommit, transaction, type Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { STABLE_DECIMALS, type ChainNetwork, type StableAsset } from '../../shared/chains.js';
 import { Decimal } from '../../shared/money.js';
@@ -44,6 +44,8 @@ export interface PayoutSenderDeps {
   retryMs?: number;
   /** Called at each step (tests stop the process there). */
   onStep?: (step: SenderStep) => void;
+  /** A refund's send became final (paid or failed): the refund is asked about at once. */
+  onRefundFinal?: (sendId: string) => void;
 }
 
 /** Each replacement raises the fees by this many percent more over the node's estimate (above the 10% nodes require). */
@@ -232,6 +234,7 @@ export class PayoutSender {
       if (!locked || (locked.status !== 'requested' && locked.status !== 'sent')) return;
       if (locked.status === 'requested') locked = (await markSent(trx, locked, landed.tx_hash, now)) ?? locked;
       for (const t of txs) await repo.setTransactionState(trx, t.seq, t.seq === landed.seq ? 'landed' : 'dropped', now);
+      if (locked.purpose === 'refund') afterCommit(trx, () => this.deps.onRefundFinal?.(payout.id));
       if (success) await markPaid(trx, locked, landed.tx_hash, now);
       else {
         const reason = `The transfer ${landed.tx_hash} was reverted on-chain; the tokens did not move.`;

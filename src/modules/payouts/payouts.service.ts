@@ -6,6 +6,7 @@
 // (payout-sender.ts) does the rest. Sandbox payouts are `sent` at once with a simulated hash and `paid`
 // SANDBOX_PAID_AFTER_MS of sandbox time later (or failed by the test driver).
 import { randomBytes } from 'node:crypto';
+import { isUniqueViolation } from '../../db/dialect.js';
 import { readPage, type Page } from '../../db/pagination.js';
 import type { PayoutRow, PayoutStatus } from '../../db/schema.js';
 import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
@@ -16,6 +17,7 @@ import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, requireAmount, type SettlementAsset } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { ACCOUNTS, accountBalances } from '../ledger/index.js';
+import type { ProviderRefund } from '../payment-intents/index.js';
 import { lockMerchant } from '../merchants/index.js';
 import { markPaid, markReleased, markSent, recordRequested } from './payout-outcomes.js';
 import { ADDRESS_PATTERNS, payoutView, type Payout } from './payout.schema.js';
@@ -191,6 +193,65 @@ export class PayoutService {
       const now = await this.deps.clocks.nowMs({ merchantId: locked.merchant_id, environment: locked.environment });
       return (await markReleased(trx, locked, 'cancelled', now, { actor }))!;
     });
+  }
+
+  /** Whether a live network has a payout sender (the chain rail's refunds). */
+  has(network: string): boolean {
+    return this.deps.networks.has(network as ChainNetwork);
+  }
+
+  isValidAddress(network: string, address: string): boolean {
+    const pattern = ADDRESS_PATTERNS[network as ChainNetwork];
+    return !!pattern && pattern.test(address) && this.deps.networks.isValidAddress(network as ChainNetwork, address);
+  }
+
+  /**
+   * An approved external-wallet refund's on-chain send: a send (purpose `refund`, approved, no ledger of its
+   * own: the refund reserved the money) made by the network's sender; once per refund. Answers its id.
+   */
+  async queueRefund(send: { refundId: string; scope: MerchantScope; network: string; asset: string; amount: string; address: string }): Promise<string> {
+    const existing = await repo.findSendOfRefund(this.deps.db, send.refundId);
+    if (existing) return existing.id;
+    const now = this.deps.clocks.base.nowMs();
+    const row: PayoutRow = {
+      id: newId('payout'),
+      merchant_id: send.scope.merchantId,
+      environment: send.scope.environment,
+      purpose: 'refund',
+      refund_id: send.refundId,
+      amount: formatAmount(new Decimal(send.amount), send.asset as SettlementAsset),
+      asset: send.asset,
+      network: send.network,
+      address: send.address,
+      status: 'requested',
+      tx_hash: null,
+      failure_reason: null,
+      approved_at: now,
+      resolve_at: null,
+      created_at: now,
+      sent_at: null,
+      paid_at: null,
+      updated_at: now,
+    };
+    try {
+      await transaction(this.deps.db, (trx) => recordRequested(trx, row, { actor: 'operator' }));
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      return (await repo.findSendOfRefund(this.deps.db, send.refundId))!.id;
+    }
+    this.deps.wake?.(send.network as ChainNetwork);
+    return row.id;
+  }
+
+  /** Where a refund's send is: pending until paid at the depth (succeeded, with its hash) or failed. */
+  async refundSendStatus(reference: string): Promise<ProviderRefund> {
+    const row = await repo.findPayoutById(this.deps.db, reference);
+    if (!row || row.purpose !== 'refund') throw new Error(`no refund send ${reference}`);
+    if (row.status === 'paid') return { state: 'succeeded', reference: row.tx_hash! };
+    if (row.status === 'failed' || row.status === 'cancelled') {
+      return { state: 'failed', ...(row.tx_hash ? { reference: row.tx_hash } : {}), reason: row.failure_reason ?? `The on-chain send was ${row.status}` };
+    }
+    return { state: 'pending', reference: row.id };
   }
 
   /** The sandbox test driver: fails a sandbox payout that is not final yet (released, `payout.failed`). */

@@ -22,7 +22,7 @@ export { PaypalRail, paypalValue, type PaypalApi, type PaypalRailOptions } from 
 export { PaypalClient } from './paypal/paypal-client.js';
 export { PaypalWebhooks } from './paypal/paypal-webhooks.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
-export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
+export { ChainRail, railNetworkOf, type ChainRailNetwork, type ChainRefundSender } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
 /** The EVM payout client loads viem only when a payout key is configured. */
