@@ -14,6 +14,7 @@ const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }
   { path: '/console', label: 'Home' },
   { path: '/console/payments', label: 'Payments' },
   { path: '/console/refunds', label: 'Refunds' },
+  { path: '/console/payouts', label: 'Payouts' },
   { path: '/console/settlements', label: 'Settlements' },
   { path: '/console/links', label: 'Payment links' },
   { path: '/console/customers', label: 'Customers' },
