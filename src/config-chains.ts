@@ -141,6 +141,7 @@ export function chainConfigs(c: ChainVariables): ChainConfig[] {
     if (tokens.USDT.toLowerCase() === tokens.USDC.toLowerCase()) {
       throw new ConfigError(`Invalid configuration:\n  ${N}_USDT and ${N}_USDC name the same token`);
     }
+    const payout = payoutKey(c, network);
     out.push(
       Object.freeze({
         network,
@@ -148,7 +149,7 @@ export function chainConfigs(c: ChainVariables): ChainConfig[] {
         address,
         tokens: Object.freeze(tokens),
         confirmations: (c[`${N}_CONFIRMATIONS`] as number | undefined) ?? DEFAULT_CONFIRMATIONS[network],
-        payout: payoutKey(c, network),
+        ...(payout ? { payout } : {}),
       }),
     );
   }

@@ -3,6 +3,7 @@
 // sandbox payouts sent at once and paid 30 s of sandbox time later or failed by the sandbox helper, events
 // in the feed and webhook deliveries, live payouts refused on a network without a sender, concurrent
 // requests of one merchant never overdrawing, and `cowrie payouts approve|cancel|list`.
+import { Cowrie, InvalidRequestError, type Payout } from '@cowrie/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
@@ -202,6 +203,21 @@ describe(`payouts (${ENGINE})`, () => {
     for (const r of results) if (r.status !== 201) expectError(r, 400, 'insufficient_balance', 'amount');
     expect(made).toHaveLength(4);
     expect(Number((await balance(key)).available)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('the SDK: payouts.create with a generated Idempotency-Key, retrieve, list as an iterator, sandbox.failPayout, typed errors', async () => {
+    const m = await funded();
+    const cowrie = new Cowrie(m.keys.test_secret, { baseUrl: `${s.url('test')}/v1` });
+    const made: Payout = await cowrie.payouts.create({ amount: '0.75', asset: 'USDT', network: 'SOLANA', address: 'So11111111111111111111111111111111111111112' });
+    expect(made).toMatchObject({ object: 'payout', status: 'sent', network: 'SOLANA' });
+    expect((await cowrie.payouts.retrieve(made.id)).id).toBe(made.id);
+    const seen: string[] = [];
+    for await (const p of cowrie.payouts.list({ limit: 1 })) seen.push(p.id);
+    expect(seen).toEqual([made.id]);
+    expect((await cowrie.sandbox.failPayout(made.id)).status).toBe('failed');
+    const refused = await cowrie.payouts.create({ amount: '100000', asset: 'USDT', network: 'TRON', address: TRON }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect((refused as InvalidRequestError).code).toBe('insufficient_balance');
   });
 
   it('GET /payouts: newest first, pages with starting_after, the status filter; another merchant sees none; 404 for an unknown id', async () => {
