@@ -34,7 +34,13 @@ async function startAnvil() {
   const url = `http://127.0.0.1:${port}`;
   const pub = createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0 }) });
   for (let i = 0; ; i++) {
-    if (await pub.getBlockNumber({ cacheTime: 0 }).then(() => true, () => false)) break;
+    if (
+      await pub.getBlockNumber({ cacheTime: 0 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (i > 400) throw new Error('anvil did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -52,7 +58,16 @@ async function startAnvil() {
       return (await mined(hash)).contractAddress!;
     },
     async mint(token: Address, to: Address, amount: string) {
-      await mined(await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [to, BigInt(amount) * 1_000_000n], account: deployer!, chain: foundry }));
+      await mined(
+        await wallet.writeContract({
+          address: token,
+          abi,
+          functionName: 'mint',
+          args: [to, BigInt(amount) * 1_000_000n],
+          account: deployer!,
+          chain: foundry,
+        }),
+      );
     },
     mine: (blocks: number) => test.mine({ blocks }),
     async stop() {
@@ -98,7 +113,7 @@ async function sendAll(engine: string, databaseUrl: string): Promise<void> {
         await services.payouts.create(scope, { amount: '1.5', asset: 'USDT', network: 'base', address: to });
       }
       const sender = services.payoutSenders[0]!;
-      const count = async (status: string) =>
+      const count = async (status: 'requested' | 'sent' | 'paid') =>
         Number(
           (
             await services.db

@@ -101,7 +101,9 @@ function payoutKey(c: ChainVariables, network: ChainNetwork): PayoutKeyConfig | 
     try {
       text = readFileSync(file, 'utf8').trim();
     } catch (err) {
-      throw new ConfigError(`Invalid configuration:\n  ${N}_PAYOUT_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(
+        `Invalid configuration:\n  ${N}_PAYOUT_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   } else text = inline!.trim();
   const form =
@@ -123,7 +125,9 @@ export function chainConfigs(c: ChainVariables): ChainConfig[] {
     const urls = c[`${N}_RPC_URLS`] as string | undefined;
     const address = c[`${N}_ADDRESS`] as string | undefined;
     if (urls === undefined && address === undefined) {
-      const stray = (['USDT', 'USDC', 'CONFIRMATIONS', 'PAYOUT_KEY', 'PAYOUT_KEY_FILE', 'REPLACE_AFTER_BLOCKS'] as const).filter((k) => c[`${N}_${k}`] !== undefined);
+      const stray = (['USDT', 'USDC', 'CONFIRMATIONS', 'PAYOUT_KEY', 'PAYOUT_KEY_FILE', 'REPLACE_AFTER_BLOCKS'] as const).filter(
+        (k) => c[`${N}_${k}`] !== undefined,
+      );
       if (stray.length > 0) {
         throw new ConfigError(`Invalid configuration:\n  ${N}_${stray[0]} is set but ${N}_RPC_URLS and ${N}_ADDRESS are not`);
       }

@@ -86,19 +86,13 @@ export async function buildServices(
   if (card) rails.register('live', card);
   const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
   if (paypal) rails.register('live', paypal);
-  // Late-bound: the refund decisions are built below, and the senders tell them of a refund send's end.
-  let refundsOf: RefundDecisions | null = null;
-  const onRefundFinal = (sendId: string) =>
-    void refundsOf?.hint('external_wallet', sendId, null).catch((err: unknown) => opts.logger.warn({ err, send: sendId }, 'refund question failed'));
-  const { payouts, payoutSenders } = await payoutsOf(config, db, clocks, opts.logger, onRefundFinal);
-  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger, payoutSenders.length > 0 ? payouts : undefined);
-  if (chainRail) rails.register('live', chainRail);
+  const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
-  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
+  const queryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
+  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
-  refundsOf = refundDecisions;
+  refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
   const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
@@ -250,9 +244,33 @@ async function chainSource(config: Config, chain: Config['chains'][number]): Pro
   }
 }
 
-/** Payouts, and one sender per network whose payout key is set (run by worker processes under a lease). */
-async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger, onRefundFinal: (sendId: string) => void) {
+/** The live wallet rail (registered) with its watchers, and the payouts with their senders, which send its refunds. */
+async function chainsAndPayouts(
+  config: Config,
+  payments: PaymentService,
+  rails: RailRegistry,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+) {
+  const { payouts, payoutSenders, refundSender, refundsTo } = await payoutsOf(config, db, clocks, logger);
+  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, logger, refundSender);
+  if (chainRail) rails.register('live', chainRail);
+  return { chainWatchers, payouts, payoutSenders, refundsTo };
+}
+
+/**
+ * Payouts, and one sender per network whose payout key is set (run by worker processes under a lease); with
+ * senders, the chain rail sends external-wallet refunds through them, and a sender tells the refund
+ * decisions (given later, through `refundsTo`) when a refund's send is final.
+ */
+async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
   const networks = await buildSenderNetworks(config.chains, { timeoutMs: config.chainWatch.rpcTimeoutMs });
+  let decisions: RefundDecisions | null = null;
+  const onRefundFinal = (sendId: string) =>
+    void decisions
+      ?.hint('external_wallet', sendId, null)
+      .catch((err: unknown) => logger.warn({ err, send: sendId }, 'refund question failed'));
   const halt = config.testPayoutHalt;
   const payoutSenders = networks.map(
     (target) =>
@@ -267,6 +285,12 @@ async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClo
         ...(halt ? { onStep: (step: string) => void (step === halt && process.kill(process.pid, 'SIGKILL')) } : {}),
       }),
   );
-  const payouts = new PayoutService({ db, clocks, networks: new SenderRegistry(networks), autoApprove: new Decimal(config.payoutAutoApprove) });
-  return { payouts, payoutSenders };
+  const autoApprove = new Decimal(config.payoutAutoApprove);
+  const payouts = new PayoutService({ db, clocks, networks: new SenderRegistry(networks), autoApprove });
+  return {
+    payouts,
+    payoutSenders,
+    refundSender: payoutSenders.length > 0 ? payouts : undefined,
+    refundsTo: (d: RefundDecisions) => void (decisions = d),
+  };
 }

@@ -112,10 +112,25 @@ describe(`live payouts across kill -9 (${ENGINE})`, () => {
       if (step === 'broadcast') expect(row.status).toBe('requested');
       if (step === 'confirming') expect(row.status).toBe('sent');
       const server = await start();
-      await waitFor('sent', () => payoutRow(r.json.id), (p) => p.status === 'sent' || p.status === 'paid', { timeoutMs: 20_000 });
-      await waitFor('mined', () => balanceOf(to), (b) => b > 0n, { timeoutMs: 20_000 });
+      await waitFor(
+        'sent',
+        () => payoutRow(r.json.id),
+        (p) => p.status === 'sent' || p.status === 'paid',
+        { timeoutMs: 20_000 },
+      );
+      await waitFor(
+        'mined',
+        () => balanceOf(to),
+        (b) => b > 0n,
+        { timeoutMs: 20_000 },
+      );
       await chain.mine(CONFIRMATIONS);
-      const paid = await waitFor('paid', () => payoutRow(r.json.id), (p) => p.status === 'paid', { timeoutMs: 20_000 });
+      const paid = await waitFor(
+        'paid',
+        () => payoutRow(r.json.id),
+        (p) => p.status === 'paid',
+        { timeoutMs: 20_000 },
+      );
       expect(paid.tx_hash).toBe(recorded[0]!.tx_hash);
       await chain.mine(2);
       await new Promise((res) => setTimeout(res, 500));
@@ -126,34 +141,43 @@ describe(`live payouts across kill -9 (${ENGINE})`, () => {
     }, 90_000);
   }
 
-  it.skipIf(ENGINE !== 'postgres')('concurrent payouts through two server processes never overdraw: exactly those that fit', async () => {
-    const [live2, sandbox2] = (await freePorts(2)) as [number, number];
-    const a = await start({ COWRIE_CHAIN_BASE_PAYOUT_KEY: '', COWRIE_ROLE: 'api' });
-    const b = await start({ COWRIE_CHAIN_BASE_PAYOUT_KEY: '', COWRIE_ROLE: 'api', COWRIE_LIVE_PORT: String(live2), COWRIE_SANDBOX_PORT: String(sandbox2) });
-    const testKey = (await createKey(check.db, systemClock, { merchantId, environment: 'test', type: 'secret' })).key;
-    await fund('test', '10');
-    const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        api((i % 2 === 0 ? a : b).sandboxPort, testKey, 'POST', '/payouts', {
-          amount: '2.2',
-          asset: 'USDT',
-          network: 'TRON',
-          address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
-        }),
-      ),
-    );
-    const made = results.filter((r) => r.status === 201);
-    expect(made).toHaveLength(4);
-    for (const r of results) if (r.status !== 201) expect(r.json.error.code).toBe('insufficient_balance');
-    const legs = await check.db
-      .selectFrom('ledger_entries')
-      .select(['amount'])
-      .where('merchant_id', '=', merchantId)
-      .where('environment', '=', 'test')
-      .where('account', '=', 'merchant_available')
-      .execute();
-    const availableNow = legs.reduce((sum, l) => sum.plus(l.amount), new Decimal(0));
-    expect(availableNow.toFixed(6)).toBe('1.200000');
-    await Promise.all([killHard(a), killHard(b)]);
-  }, 60_000);
+  it.skipIf(ENGINE !== 'postgres')(
+    'concurrent payouts through two server processes never overdraw: exactly those that fit',
+    async () => {
+      const [live2, sandbox2] = (await freePorts(2)) as [number, number];
+      const a = await start({ COWRIE_CHAIN_BASE_PAYOUT_KEY: '', COWRIE_ROLE: 'api' });
+      const b = await start({
+        COWRIE_CHAIN_BASE_PAYOUT_KEY: '',
+        COWRIE_ROLE: 'api',
+        COWRIE_LIVE_PORT: String(live2),
+        COWRIE_SANDBOX_PORT: String(sandbox2),
+      });
+      const testKey = (await createKey(check.db, systemClock, { merchantId, environment: 'test', type: 'secret' })).key;
+      await fund('test', '10');
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          api((i % 2 === 0 ? a : b).sandboxPort, testKey, 'POST', '/payouts', {
+            amount: '2.2',
+            asset: 'USDT',
+            network: 'TRON',
+            address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+          }),
+        ),
+      );
+      const made = results.filter((r) => r.status === 201);
+      expect(made).toHaveLength(4);
+      for (const r of results) if (r.status !== 201) expect(r.json.error.code).toBe('insufficient_balance');
+      const legs = await check.db
+        .selectFrom('ledger_entries')
+        .select(['amount'])
+        .where('merchant_id', '=', merchantId)
+        .where('environment', '=', 'test')
+        .where('account', '=', 'merchant_available')
+        .execute();
+      const availableNow = legs.reduce((sum, l) => sum.plus(l.amount), new Decimal(0));
+      expect(availableNow.toFixed(6)).toBe('1.200000');
+      await Promise.all([killHard(a), killHard(b)]);
+    },
+    60_000,
+  );
 });

@@ -68,7 +68,8 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
   const balanceOf = async (tokenAddress: Address, owner: Address) =>
     (await chain.public.readContract({ address: tokenAddress, abi: token.abi, functionName: 'balanceOf', args: [owner] })) as bigint;
   const fresh = () => getAddress(`0x${randomBytes(20).toString('hex')}`);
-  const payout = (body: object) => s.call('live', 'POST', '/payouts', { key: merchantKey, body: { asset: 'USDT', network: 'BASE', ...body } });
+  const payout = (body: object) =>
+    s.call('live', 'POST', '/payouts', { key: merchantKey, body: { asset: 'USDT', network: 'BASE', ...body } });
   const get = async (id: string) => (await s.call('live', 'GET', `/payouts/${id}`, { key: merchantKey })).json;
   const waitStatus = (id: string, status: string) =>
     waitFor(
@@ -91,7 +92,11 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     const sent = await waitStatus(r.json.id, 'sent');
     expect(sent.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     // The one transfer is mined at once (automine); not paid before the depth.
-    await waitFor('mined', () => balanceOf(usdt, to), (b) => b === parseUnits('12.345678', 6));
+    await waitFor(
+      'mined',
+      () => balanceOf(usdt, to),
+      (b) => b === parseUnits('12.345678', 6),
+    );
     await new Promise((res) => setTimeout(res, 400));
     expect((await get(r.json.id)).status).toBe('sent');
     await chain.mine(CONFIRMATIONS);
@@ -133,7 +138,11 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     const r = await payout({ amount: '5', asset: 'USDC', address: fresh() });
     expect(r.status, r.text).toBe(201);
     expect(Number(await available('USDC'))).toBeCloseTo(Number(before) - 5, 6);
-    await waitFor('mined', () => txsOf(r.json.id), (t) => t.length === 1 && t[0]!.state !== 'signed');
+    await waitFor(
+      'mined',
+      () => txsOf(r.json.id),
+      (t) => t.length === 1 && t[0]!.state !== 'signed',
+    );
     await chain.mine(CONFIRMATIONS);
     const failed = await waitStatus(r.json.id, 'failed');
     expect(failed.failure_reason).toContain('reverted');
@@ -152,12 +161,21 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
       // Blocks whose base fee is far above what the first transfer offers: it cannot be mined.
       await chain.test.request({ method: 'anvil_setNextBlockBaseFeePerGas' as never, params: [`0x${(10n ** 12n).toString(16)}`] as never });
       await chain.mine(3);
-      const both = await waitFor('the replacement', () => txsOf(r.json.id), (t) => t.length === 2, { timeoutMs: 20_000 });
+      const both = await waitFor(
+        'the replacement',
+        () => txsOf(r.json.id),
+        (t) => t.length === 2,
+        { timeoutMs: 20_000 },
+      );
       expect(both[1]!.nonce).toBe(first!.nonce);
       expect(both[1]!.tx_hash).not.toBe(first!.tx_hash);
       expect(await balanceOf(usdt, to)).toBe(0n);
       await chain.mine(1);
-      await waitFor('mined', () => balanceOf(usdt, to), (b) => b > 0n);
+      await waitFor(
+        'mined',
+        () => balanceOf(usdt, to),
+        (b) => b > 0n,
+      );
       await chain.mine(CONFIRMATIONS);
       const paid = await waitStatus(r.json.id, 'paid');
       expect(paid.tx_hash).toBe(both[1]!.tx_hash);
@@ -171,7 +189,12 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
 
   it('an approved refund of a live wallet payment is an on-chain send to the return address, succeeded at the depth', async () => {
     await chain.mint(usdt, chain.accounts[0]!, '100');
-    const pi = (await s.call('live', 'POST', '/payment-intents', { key: merchantKey, body: { amount: '20.00', currency: 'USD', settlement_currency: 'USDT' } })).json;
+    const pi = (
+      await s.call('live', 'POST', '/payment-intents', {
+        key: merchantKey,
+        body: { amount: '20.00', currency: 'USD', settlement_currency: 'USDT' },
+      })
+    ).json;
     const page = await openCheckout(s, pi.checkout_url, 'live');
     const next = (await pay(s, page, { method: 'external_wallet', network: 'base' })).json.next_action;
     await chain.transfer(usdt, chain.accounts[5]!, next.amount);
@@ -186,7 +209,12 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     const approved = await s.running.services.refundDecisions.approve(refund.json.id);
     expect(approved.status).toBe('pending');
     expect(approved.rail_reference).toMatch(/^po_/);
-    await waitFor('sent back', () => balanceOf(usdt, back), (b) => b > 0n, { timeoutMs: 20_000 });
+    await waitFor(
+      'sent back',
+      () => balanceOf(usdt, back),
+      (b) => b > 0n,
+      { timeoutMs: 20_000 },
+    );
     expect(await balanceOf(usdt, back)).toBe(parseUnits(paidIntent.pay_amount, 6));
     await chain.mine(CONFIRMATIONS);
     const getRefund = async () => (await s.call('live', 'GET', `/refunds/${refund.json.id}`, { key: merchantKey })).json;
@@ -207,7 +235,9 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     expect(JSON.stringify(s.logs)).not.toContain(keyHex);
     expect(JSON.stringify(s.logs)).not.toContain(keyHex.slice(0, 16));
     const bad = `${keyHex.slice(0, 60)}zz`;
-    expect(() => loadConfig({ ...env, COWRIE_CHAIN_BASE_PAYOUT_KEY: bad })).toThrow(/COWRIE_CHAIN_BASE_PAYOUT_KEY: must be a hex private key/);
+    expect(() => loadConfig({ ...env, COWRIE_CHAIN_BASE_PAYOUT_KEY: bad })).toThrow(
+      /COWRIE_CHAIN_BASE_PAYOUT_KEY: must be a hex private key/,
+    );
     try {
       loadConfig({ ...env, COWRIE_CHAIN_BASE_PAYOUT_KEY: bad });
     } catch (err) {
@@ -215,6 +245,8 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     }
     expect(() => loadConfig({ ...env, COWRIE_CHAIN_BASE_PAYOUT_KEY_FILE: '/nonexistent' })).toThrow(/not both/);
     const { COWRIE_CHAIN_BASE_PAYOUT_KEY: _k, ...noKey } = env;
-    expect(() => loadConfig({ ...noKey, COWRIE_CHAIN_BASE_PAYOUT_KEY_FILE: '/nonexistent/key' })).toThrow(/cannot read \/nonexistent\/key \(ENOENT\)/);
+    expect(() => loadConfig({ ...noKey, COWRIE_CHAIN_BASE_PAYOUT_KEY_FILE: '/nonexistent/key' })).toThrow(
+      /cannot read \/nonexistent\/key \(ENOENT\)/,
+    );
   });
 });

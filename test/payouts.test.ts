@@ -35,7 +35,12 @@ describe(`payouts (${ENGINE})`, () => {
 
   beforeAll(async () => {
     s = await startTestServer({
-      env: { COWRIE_JOB_INTERVAL_MS: '60000', COWRIE_NEW_MERCHANT_DAYS: '0', COWRIE_PAYOUT_AUTO_APPROVE: '5', COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1' },
+      env: {
+        COWRIE_JOB_INTERVAL_MS: '60000',
+        COWRIE_NEW_MERCHANT_DAYS: '0',
+        COWRIE_PAYOUT_AUTO_APPROVE: '5',
+        COWRIE_ALLOW_PRIVATE_WEBHOOKS: '1',
+      },
     });
   });
   afterEach(async () => expectLedgerInvariant(s.running.database.db));
@@ -61,7 +66,10 @@ describe(`payouts (${ENGINE})`, () => {
     const code = await runCli(argv, {
       out: (x) => void (out += x),
       err: (x) => void (out += x),
-      env: { COWRIE_DATABASE_URL: s.config.databaseUrl, ...(ENGINE === 'postgres' ? { COWRIE_SECRETS_KEY: s.config.secretsKeys[0]!.toString('base64') } : {}) },
+      env: {
+        COWRIE_DATABASE_URL: s.config.databaseUrl,
+        ...(ENGINE === 'postgres' ? { COWRIE_SECRETS_KEY: s.config.secretsKeys[0]!.toString('base64') } : {}),
+      },
     });
     return { code, out };
   }
@@ -105,12 +113,17 @@ describe(`payouts (${ENGINE})`, () => {
     const types = feed.json.data.filter((e: any) => e.data.id === r.json.id).map((e: any) => e.type);
     expect(types.sort()).toEqual(['payout.created', 'payout.paid', 'payout.sent']);
     // The ledger: hold, then sent to world.
-    const kinds = await db().selectFrom('ledger_entries').select(['kind', 'account', 'amount']).where('payout_id', '=', r.json.id).execute();
-    expect(kinds.filter((k) => k.account !== 'world').map((k) => `${k.kind}:${k.account}:${Number(k.amount)}`).sort()).toEqual([
-      'payout_hold:merchant_available:-2.5',
-      'payout_hold:merchant_payout_held:2.5',
-      'payout_sent:merchant_payout_held:-2.5',
-    ]);
+    const kinds = await db()
+      .selectFrom('ledger_entries')
+      .select(['kind', 'account', 'amount'])
+      .where('payout_id', '=', r.json.id)
+      .execute();
+    expect(
+      kinds
+        .filter((k) => k.account !== 'world')
+        .map((k) => `${k.kind}:${k.account}:${Number(k.amount)}`)
+        .sort(),
+    ).toEqual(['payout_hold:merchant_available:-2.5', 'payout_hold:merchant_payout_held:2.5', 'payout_sent:merchant_payout_held:-2.5']);
   });
 
   it('webhooks: a subscribed sandbox endpoint gets a delivery of each payout event', async () => {
@@ -142,7 +155,12 @@ describe(`payouts (${ENGINE})`, () => {
     const m = await funded();
     const key = m.keys.test_secret;
     const b = await balance(key);
-    const tooMuch = await payout(key, { amount: (Number(b.available) + 0.000001).toFixed(6), asset: 'USDT', network: 'TRON', address: TRON });
+    const tooMuch = await payout(key, {
+      amount: (Number(b.available) + 0.000001).toFixed(6),
+      asset: 'USDT',
+      network: 'TRON',
+      address: TRON,
+    });
     expectError(tooMuch, 400, 'insufficient_balance', 'amount');
     expect(tooMuch.json.error.message).toContain(b.available);
     const noUsdc = await payout(key, { amount: '1', asset: 'USDC', network: 'TRON', address: TRON });
@@ -151,12 +169,22 @@ describe(`payouts (${ENGINE})`, () => {
     expectError(await payout(key, { amount: '1', asset: 'USDT', network: 'BASE', address: TRON }), 400, 'parameter_invalid', 'address');
     expectError(await payout(key, { amount: '1', asset: 'USDT', network: 'SOLANA', address: '0OIl' }), 400, 'parameter_invalid', 'address');
     expectError(await payout(key, { amount: '0', asset: 'USDT', network: 'TRON', address: TRON }), 400, 'parameter_invalid', 'amount');
-    expectError(await payout(key, { amount: '1.0000001', asset: 'USDT', network: 'TRON', address: TRON }), 400, 'parameter_invalid', 'amount');
+    expectError(
+      await payout(key, { amount: '1.0000001', asset: 'USDT', network: 'TRON', address: TRON }),
+      400,
+      'parameter_invalid',
+      'amount',
+    );
     expectError(await payout(key, { amount: 1, asset: 'USDT', network: 'TRON', address: TRON }), 400, 'parameter_invalid', 'amount');
     expectError(await payout(key, { amount: '1', asset: 'BTC', network: 'TRON', address: TRON }), 400, 'parameter_invalid', 'asset');
     expectError(await payout(key, { amount: '1', asset: 'USDT', network: 'ETH', address: TRON }), 400, 'parameter_invalid', 'network');
     expectError(await payout(key, { amount: '1', asset: 'USDT', network: 'TRON' }), 400, 'parameter_missing', 'address');
-    expectError(await payout(key, { amount: '1', asset: 'USDT', network: 'TRON', address: TRON, memo: 'x' }), 400, 'parameter_unknown', 'memo');
+    expectError(
+      await payout(key, { amount: '1', asset: 'USDT', network: 'TRON', address: TRON, memo: 'x' }),
+      400,
+      'parameter_unknown',
+      'memo',
+    );
     expect((await balance(key)).available).toBe(b.available);
     expect(await db().selectFrom('payouts').select('id').where('merchant_id', '=', m.merchant.id).execute()).toHaveLength(0);
   });
@@ -208,14 +236,21 @@ describe(`payouts (${ENGINE})`, () => {
   it('the SDK: payouts.create with a generated Idempotency-Key, retrieve, list as an iterator, sandbox.failPayout, typed errors', async () => {
     const m = await funded();
     const cowrie = new Cowrie(m.keys.test_secret, { baseUrl: `${s.url('test')}/v1` });
-    const made: Payout = await cowrie.payouts.create({ amount: '0.75', asset: 'USDT', network: 'SOLANA', address: 'So11111111111111111111111111111111111111112' });
+    const made: Payout = await cowrie.payouts.create({
+      amount: '0.75',
+      asset: 'USDT',
+      network: 'SOLANA',
+      address: 'So11111111111111111111111111111111111111112',
+    });
     expect(made).toMatchObject({ object: 'payout', status: 'sent', network: 'SOLANA' });
     expect((await cowrie.payouts.retrieve(made.id)).id).toBe(made.id);
     const seen: string[] = [];
     for await (const p of cowrie.payouts.list({ limit: 1 })) seen.push(p.id);
     expect(seen).toEqual([made.id]);
     expect((await cowrie.sandbox.failPayout(made.id)).status).toBe('failed');
-    const refused = await cowrie.payouts.create({ amount: '100000', asset: 'USDT', network: 'TRON', address: TRON }).catch((e: unknown) => e);
+    const refused = await cowrie.payouts
+      .create({ amount: '100000', asset: 'USDT', network: 'TRON', address: TRON })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(InvalidRequestError);
     expect((refused as InvalidRequestError).code).toBe('insufficient_balance');
   });
@@ -297,7 +332,11 @@ describe(`payouts (${ENGINE})`, () => {
       expect(approveCancelled.out).toContain('only a requested payout can be approved');
       const unknown = await cli('payouts', 'approve', 'po_unknown');
       expect(unknown.code).not.toBe(0);
-      const audit = await db().selectFrom('audit_log').select(['action', 'target', 'actor']).where('merchant_id', '=', m.merchant.id).execute();
+      const audit = await db()
+        .selectFrom('audit_log')
+        .select(['action', 'target', 'actor'])
+        .where('merchant_id', '=', m.merchant.id)
+        .execute();
       const actions = audit.map((a) => `${a.action}:${a.target}:${a.actor}`);
       expect(actions).toEqual(
         expect.arrayContaining([

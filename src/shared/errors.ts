@@ -172,7 +172,8 @@ export const ERROR_CODES = {
   payout_network_unavailable: {
     status: 400,
     type: 'invalid_request_error',
-    meaning: 'The network has no payout sender here (its RPC URLs, address or payout key are not configured), so nothing can be sent on it.',
+    meaning:
+      'The network has no payout sender here (its RPC URLs, address or payout key are not configured), so nothing can be sent on it.',
   },
   payment_link_completed: {
     status: 409,

@@ -10,7 +10,10 @@ export const BalanceEntryRecord = Type.Object(
     asset: Type.String(),
     total: Type.String({ description: 'available + on_hold' }),
     available: Type.String({ description: 'Spendable now' }),
-    on_hold: Type.String({ description: 'Pending settlements, frozen (disputed) settlements, funds reserved for requested refunds and funds held for payouts not yet paid' }),
+    on_hold: Type.String({
+      description:
+        'Pending settlements, frozen (disputed) settlements, funds reserved for requested refunds and funds held for payouts not yet paid',
+    }),
   },
   { title: 'BalanceEntry' },
 );

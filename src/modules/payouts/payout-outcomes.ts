@@ -32,10 +32,20 @@ async function audit(trx: Tx, row: PayoutRow, actor: string, action: string, at:
 }
 
 /** Records a new payout, its hold on `available` and `payout.created` (the balance was checked under the merchant's lock). */
-export async function recordRequested(trx: Tx, row: PayoutRow, by: { actor: string; userId?: string | null; ip?: string | null }): Promise<void> {
+export async function recordRequested(
+  trx: Tx,
+  row: PayoutRow,
+  by: { actor: string; userId?: string | null; ip?: string | null },
+): Promise<void> {
   await repo.insertPayout(trx, row);
   if (row.purpose !== 'payout') return;
-  await transfer(trx, { ...payoutLedgerBase(row, row.created_at), kind: 'payout_hold' }, ACCOUNTS.available, ACCOUNTS.payoutHeld, new Decimal(row.amount));
+  await transfer(
+    trx,
+    { ...payoutLedgerBase(row, row.created_at), kind: 'payout_hold' },
+    ACCOUNTS.available,
+    ACCOUNTS.payoutHeld,
+    new Decimal(row.amount),
+  );
   await payoutEvent(trx, row, 'payout.created', row.created_at);
   await repo.insertAudit(trx, {
     merchantId: row.merchant_id,
@@ -50,7 +60,13 @@ export async function recordRequested(trx: Tx, row: PayoutRow, by: { actor: stri
 }
 
 /** Broadcast (or, in the sandbox, simulated): `sent` with its hash; `payout.sent`. False when it had moved already. */
-export async function markSent(trx: Tx, row: PayoutRow, txHash: string, at: number, resolveAt: number | null = null): Promise<PayoutRow | null> {
+export async function markSent(
+  trx: Tx,
+  row: PayoutRow,
+  txHash: string,
+  at: number,
+  resolveAt: number | null = null,
+): Promise<PayoutRow | null> {
   const patch = { tx_hash: txHash, sent_at: at, updated_at: at, resolve_at: resolveAt };
   if (!(await repo.movePayout(trx, row, 'sent', patch))) return null;
   const sent: PayoutRow = { ...row, ...patch, status: 'sent' };
@@ -65,7 +81,13 @@ export async function markPaid(trx: Tx, row: PayoutRow, txHash: string, at: numb
   if (!(await repo.movePayout(trx, row, 'paid', patch))) return null;
   const paid: PayoutRow = { ...row, ...patch, status: 'paid' };
   if (paid.purpose === 'payout') {
-    await transfer(trx, { ...payoutLedgerBase(paid, at), kind: 'payout_sent' }, ACCOUNTS.payoutHeld, ACCOUNTS.world, new Decimal(paid.amount));
+    await transfer(
+      trx,
+      { ...payoutLedgerBase(paid, at), kind: 'payout_sent' },
+      ACCOUNTS.payoutHeld,
+      ACCOUNTS.world,
+      new Decimal(paid.amount),
+    );
   }
   await payoutEvent(trx, paid, 'payout.paid', at);
   await audit(trx, paid, 'sender', 'payout.paid', at, { tx_hash: txHash });

@@ -21,7 +21,9 @@ export const ADDRESS_PATTERNS: Readonly<Record<ChainNetwork, RegExp>> = {
 export const payoutProperties = {
   id: Type.String({ description: 'Identifier, prefix `po_`' }),
   object: Type.Literal('payout'),
-  amount: Type.String({ description: 'Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee)' }),
+  amount: Type.String({
+    description: 'Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee)',
+  }),
   asset: StringEnum(PAYOUT_ASSETS),
   network: StringEnum(PAYOUT_NETWORKS),
   address: Type.String(),

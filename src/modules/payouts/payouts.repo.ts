@@ -135,7 +135,16 @@ export async function setNonce(db: Q, network: string, sender: string, next: num
 /** An entry of the console's audit log (the command line's actor is `operator`). */
 export async function insertAudit(
   db: Q,
-  entry: { merchantId: string; userId?: string | null; actor: string; action: string; target: string; detail?: object; ip?: string | null; at: number },
+  entry: {
+    merchantId: string;
+    userId?: string | null;
+    actor: string;
+    action: string;
+    target: string;
+    detail?: object;
+    ip?: string | null;
+    at: number;
+  },
 ): Promise<void> {
   await db
     .insertInto('audit_log')

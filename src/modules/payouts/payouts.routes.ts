@@ -61,7 +61,12 @@ const FailSandboxPayoutSchema = {
 export const payoutRoutes: FastifyPluginAsyncTypebox<{ payouts: PayoutService }> = async (app, { payouts }) => {
   app.post('/payouts', { config: { scopes: ['payouts:write'] }, schema: CreatePayoutSchema }, async (request, reply) => {
     const respond = (row: PayoutRow) => withResponseMeta(request, payoutView(row));
-    const row = await payouts.create(requireAuth(request), request.body, { actor: 'api' }, idempotentResponse(request, reply, 201, respond));
+    const row = await payouts.create(
+      requireAuth(request),
+      request.body,
+      { actor: 'api' },
+      idempotentResponse(request, reply, 201, respond),
+    );
     return reply.code(201).send(respond(row));
   });
 

@@ -87,9 +87,13 @@ export class PayoutService {
     if (!pattern.test(input.address)) throw badAddress();
     const live = scope.environment === 'live';
     if (live && !deps.networks.has(network)) {
-      throw new AppError('payout_network_unavailable', `No payout sender is configured for ${network.toUpperCase()}; choose another network.`, {
-        param: 'network',
-      });
+      throw new AppError(
+        'payout_network_unavailable',
+        `No payout sender is configured for ${network.toUpperCase()}; choose another network.`,
+        {
+          param: 'network',
+        },
+      );
     }
     if (live && !deps.networks.isValidAddress(network, input.address)) throw badAddress();
     const clock = await deps.clocks.of(scope);
@@ -127,7 +131,13 @@ export class PayoutService {
       await recordRequested(trx, requested, by);
       let result = requested;
       if (requested.approved_at !== null) {
-        await repo.insertAudit(trx, { merchantId: scope.merchantId, actor: 'auto', action: 'payout.approved', target: requested.id, at: now });
+        await repo.insertAudit(trx, {
+          merchantId: scope.merchantId,
+          actor: 'auto',
+          action: 'payout.approved',
+          target: requested.id,
+          at: now,
+        });
       }
       if (!live) result = (await markSent(trx, requested, simulatedHash(network), now, now + SANDBOX_PAID_AFTER_MS)) ?? requested;
       await commitWith?.inTransaction(trx, result);
@@ -166,7 +176,8 @@ export class PayoutService {
       if (locked.status !== 'requested') {
         throw new OperatorError(`Payout ${id} is ${locked.status}; only a requested payout can be approved.`, 'payout_not_requested');
       }
-      if (locked.approved_at !== null) throw new OperatorError(`Payout ${id} is already approved; the sender is sending it.`, 'payout_approved');
+      if (locked.approved_at !== null)
+        throw new OperatorError(`Payout ${id} is already approved; the sender is sending it.`, 'payout_approved');
       const now = this.deps.clocks.base.nowMs();
       await repo.approvePayout(trx, id, now);
       await repo.insertAudit(trx, { merchantId: locked.merchant_id, actor, action: 'payout.approved', target: id, at: now });
@@ -188,7 +199,10 @@ export class PayoutService {
         throw new OperatorError(`Payout ${id} is ${locked.status}; only a requested payout can be cancelled.`, 'payout_not_requested');
       }
       if ((await repo.transactionsOf(trx, id)).length > 0) {
-        throw new OperatorError(`Payout ${id} is already signed by the sender and may be on its way; it cannot be cancelled.`, 'payout_signed');
+        throw new OperatorError(
+          `Payout ${id} is already signed by the sender and may be on its way; it cannot be cancelled.`,
+          'payout_signed',
+        );
       }
       const now = await this.deps.clocks.nowMs({ merchantId: locked.merchant_id, environment: locked.environment });
       return (await markReleased(trx, locked, 'cancelled', now, { actor }))!;
@@ -209,7 +223,14 @@ export class PayoutService {
    * An approved external-wallet refund's on-chain send: a send (purpose `refund`, approved, no ledger of its
    * own: the refund reserved the money) made by the network's sender; once per refund. Answers its id.
    */
-  async queueRefund(send: { refundId: string; scope: MerchantScope; network: string; asset: string; amount: string; address: string }): Promise<string> {
+  async queueRefund(send: {
+    refundId: string;
+    scope: MerchantScope;
+    network: string;
+    asset: string;
+    amount: string;
+    address: string;
+  }): Promise<string> {
     const existing = await repo.findSendOfRefund(this.deps.db, send.refundId);
     if (existing) return existing.id;
     const now = this.deps.clocks.base.nowMs();
@@ -249,7 +270,11 @@ export class PayoutService {
     if (!row || row.purpose !== 'refund') throw new Error(`no refund send ${reference}`);
     if (row.status === 'paid') return { state: 'succeeded', reference: row.tx_hash! };
     if (row.status === 'failed' || row.status === 'cancelled') {
-      return { state: 'failed', ...(row.tx_hash ? { reference: row.tx_hash } : {}), reason: row.failure_reason ?? `The on-chain send was ${row.status}` };
+      return {
+        state: 'failed',
+        ...(row.tx_hash ? { reference: row.tx_hash } : {}),
+        reason: row.failure_reason ?? `The on-chain send was ${row.status}`,
+      };
     }
     return { state: 'pending', reference: row.id };
   }
@@ -264,7 +289,9 @@ export class PayoutService {
       if (!found) throw notFound('payout', id);
       const locked = (await repo.lockPayoutById(trx, id))!;
       if (locked.status !== 'requested' && locked.status !== 'sent') {
-        throw new AppError('parameter_invalid', `Payout ${id} is ${locked.status}; only a payout not yet paid can be failed.`, { param: 'id' });
+        throw new AppError('parameter_invalid', `Payout ${id} is ${locked.status}; only a payout not yet paid can be failed.`, {
+          param: 'id',
+        });
       }
       const now = await this.deps.clocks.nowMs(scope);
       return (await markReleased(trx, locked, 'failed', now, { reason, actor: 'sandbox' }))!;

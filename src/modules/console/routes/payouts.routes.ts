@@ -69,7 +69,12 @@ async function requestPayout(kit: ConsoleKit, request: FastifyRequest, reply: Fa
     const user = a.session.user;
     await kit.deps.payouts.create(
       at.scope,
-      { asset: asset as SettlementAsset, network: f['network'] ?? '', address: (f['address'] ?? '').trim(), amount: (f['amount'] ?? '').trim() },
+      {
+        asset: asset as SettlementAsset,
+        network: f['network'] ?? '',
+        address: (f['address'] ?? '').trim(),
+        amount: (f['amount'] ?? '').trim(),
+      },
       { actor: user.email, userId: user.id, ip: request.ip },
     );
   } catch (err) {

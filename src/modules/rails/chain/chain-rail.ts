@@ -54,7 +54,14 @@ export interface ChainRefundSender {
   has(network: string): boolean;
   isValidAddress(network: string, address: string): boolean;
   /** Queues the send of a refund (once per refund); answers its reference (the send's id). */
-  queueRefund(send: { refundId: string; scope: MerchantScope; network: string; asset: string; amount: string; address: string }): Promise<string>;
+  queueRefund(send: {
+    refundId: string;
+    scope: MerchantScope;
+    network: string;
+    asset: string;
+    amount: string;
+    address: string;
+  }): Promise<string>;
   /** Where a queued send is: pending, succeeded (the transaction hash) or failed. */
   refundSendStatus(reference: string): Promise<ProviderRefund>;
 }
@@ -79,7 +86,10 @@ export class ChainRail implements PaymentRail {
     this.sendRefund = async (refund) => {
       const network = await paidNetworkOfIntent(opts.db, refund.intent.id);
       if (!network || !sender.has(network)) {
-        throw new AppError('refund_rail_unavailable', `No payout sender on ${network ?? 'the network of this payment'}; the refund is asked about again later.`);
+        throw new AppError(
+          'refund_rail_unavailable',
+          `No payout sender on ${network ?? 'the network of this payment'}; the refund is asked about again later.`,
+        );
       }
       if (!refund.returnAddress || !sender.isValidAddress(network, refund.returnAddress)) {
         return { state: 'failed', reason: `The return address is not a valid ${network.toUpperCase()} address.` };

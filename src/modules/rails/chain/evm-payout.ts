@@ -64,7 +64,9 @@ export class EvmPayoutClient implements PayoutNetworkClient {
   }
 
   async chainNonce(): Promise<number> {
-    return this.rpc('eth_getTransactionCount', () => this.client.getTransactionCount({ address: this.#account.address, blockTag: 'latest' }));
+    return this.rpc('eth_getTransactionCount', () =>
+      this.client.getTransactionCount({ address: this.#account.address, blockTag: 'latest' }),
+    );
   }
 
   /** The chain's head (the sender replaces a transaction not mined within REPLACE_AFTER_BLOCKS of it). */
