@@ -17,6 +17,7 @@ import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { applyLive, expectLedgerInvariant, newIntent } from './helpers/ledger-invariant.js';
 import { waitFor } from './helpers/wait.js';
 import { openCheckout, pay } from './helpers/checkout.js';
+import { consoleHttp } from './helpers/console.js';
 
 const CONFIRMATIONS = 2;
 
@@ -29,6 +30,7 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
   const keyHex = randomBytes(32).toString('hex');
   const hot = privateKeyToAccount(`0x${keyHex}`).address;
   let merchantKey: string;
+  let merchantId: string;
 
   beforeAll(async () => {
     chain = await startAnvil({ chainId: 84532 });
@@ -52,6 +54,7 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     s = await startTestServer({ env, noLiveRails: true });
     const m = await s.newMerchant({ name: 'Payout merchant', verified: true });
     merchantKey = m.keys.live_secret!;
+    merchantId = m.merchant.id;
     // Live balances: USDT and USDC payments, as a live rail reports them.
     for (const asset of ['USDT', 'USDT', 'USDT', 'USDC']) {
       const pi = await newIntent(s, { amount: '100.00', currency: 'USD', settlement_currency: asset }, 'live', merchantKey);
@@ -225,6 +228,18 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
     const listed = (await s.call('live', 'GET', '/payouts?limit=100', { key: merchantKey })).json.data;
     expect(listed.map((p: any) => p.id)).not.toContain(approved.rail_reference);
     expect(await balanceOf(usdt, back)).toBe(parseUnits(paidIntent.pay_amount, 6));
+  });
+
+  const { request, signedInUser } = consoleHttp(() => s);
+
+  it('the payout key never appears in the console', async () => {
+    const owner = await signedInUser(merchantId, 'owner@evm-payouts.example', 'owner');
+    for (const path of ['/console?env=live', '/console/payouts?env=live', '/console/developers?env=live']) {
+      const page = await request('GET', path, { cookie: owner.cookie });
+      expect(page.status, path).toBe(200);
+      expect(page.html).not.toContain(keyHex);
+      expect(page.html.toLowerCase()).not.toContain(keyHex.slice(0, 16));
+    }
   });
 
   it('the payout key never appears in the logs, the configuration or an error about it', () => {
