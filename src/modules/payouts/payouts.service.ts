@@ -40,8 +40,6 @@ export interface PayoutServiceDeps {
   networks: PayoutNetworks;
   /** Live payouts up to this amount (in their asset) are approved at once. */
   autoApprove: Decimal;
-  /** Tells this process's sender there is work (a payout approved); the sender polls anyway. */
-  wake?: (network: ChainNetwork) => void;
 }
 
 export interface CreatePayoutInput {
@@ -143,7 +141,6 @@ export class PayoutService {
       await commitWith?.inTransaction(trx, result);
       return result;
     });
-    if (row.approved_at !== null && live) deps.wake?.(network);
     return row;
   }
 
@@ -170,7 +167,7 @@ export class PayoutService {
 
   /** The operator approves a requested payout: the sender takes it. Anything but a waiting `requested` payout is refused. */
   async approve(id: string, actor = 'operator'): Promise<PayoutRow> {
-    const row = await transaction(this.deps.db, async (trx) => {
+    return transaction(this.deps.db, async (trx) => {
       const locked = await repo.lockPayoutById(trx, id);
       if (!locked || locked.purpose !== 'payout') throw new OperatorError(`No such payout: ${id}`, 'resource_missing');
       if (locked.status !== 'requested') {
@@ -183,8 +180,6 @@ export class PayoutService {
       await repo.insertAudit(trx, { merchantId: locked.merchant_id, actor, action: 'payout.approved', target: id, at: now });
       return { ...locked, approved_at: now, updated_at: now };
     });
-    if (row.environment === 'live') this.deps.wake?.(row.network as ChainNetwork);
-    return row;
   }
 
   /**
@@ -260,7 +255,6 @@ export class PayoutService {
       if (!isUniqueViolation(err)) throw err;
       return (await repo.findSendOfRefund(this.deps.db, send.refundId))!.id;
     }
-    this.deps.wake?.(send.network as ChainNetwork);
     return row.id;
   }
 
