@@ -151,6 +151,16 @@ describe(`payouts (${ENGINE})`, () => {
     expectError(again, 400, 'parameter_invalid', 'id');
   });
 
+  it('the sandbox trigger records a sample payout event of each payout type', async () => {
+    const m = await funded();
+    for (const type of ['payout.created', 'payout.sent', 'payout.paid', 'payout.failed', 'payout.cancelled']) {
+      const r = await s.call('test', 'POST', '/sandbox/webhooks/trigger', { key: m.keys.test_secret, body: { type } });
+      expect(r.status, r.text).toBe(200);
+      const evt = await s.call('test', 'GET', `/webhook_events/${r.json.event}`, { key: m.keys.test_secret });
+      expect(evt.json.data).toMatchObject({ object: 'payout', status: type === 'payout.created' ? 'requested' : type.slice(7) });
+    }
+  });
+
   it('errors: insufficient_balance, invalid address, amount, asset and network; nothing held by a refusal', async () => {
     const m = await funded();
     const key = m.keys.test_secret;
