@@ -53,7 +53,7 @@ describe('TronPayoutClient against the TronGrid peer', () => {
   it('signs, broadcasts, looks up to the depth, and the tokens arrive exactly once', async () => {
     const before = await client.tokenBalance(TRON_USDT);
     expect(before).toBe(100_000_000n);
-    const signed = await client.sign(transfer(12_345_678n), {});
+    const signed = await client.sign(transfer(12_345_678n));
     expect(signed.txHash).toMatch(/^[0-9a-f]{64}$/);
     expect(signed.validUntil).toBeGreaterThan(tron.blockTimestamp(tron.head));
     expect(await client.lookup(signed)).toEqual({ state: 'unknown' });
@@ -78,12 +78,12 @@ describe('TronPayoutClient against the TronGrid peer', () => {
   it('reports a reverted transfer as included without success, and nothing moves', async () => {
     const before = await client.tokenBalance(TRON_USDT);
     tron.sending.revertNext(1);
-    const signed = await client.sign(transfer(1_000_000n), {});
+    const signed = await client.sign(transfer(1_000_000n));
     await client.broadcast(signed);
     expect(await client.lookup(signed)).toMatchObject({ state: 'included', success: false });
     expect(await client.tokenBalance(TRON_USDT)).toBe(before);
     // More than the hot wallet holds: mined, reverted.
-    const tooMuch = await client.sign(transfer(before + 1n), {});
+    const tooMuch = await client.sign(transfer(before + 1n));
     await client.broadcast(tooMuch);
     expect(await client.lookup(tooMuch)).toMatchObject({ state: 'included', success: false });
     expect(await client.tokenBalance(TRON_USDT)).toBe(before);
@@ -92,7 +92,7 @@ describe('TronPayoutClient against the TronGrid peer', () => {
   it('sees a held broadcast pending, then expired once the chain is past its expiration', async () => {
     tron.sending.hold(true);
     try {
-      const signed = await client.sign(transfer(2_000_000n), {});
+      const signed = await client.sign(transfer(2_000_000n));
       await client.broadcast(signed);
       expect(await client.lookup(signed)).toEqual({ state: 'pending' });
       tron.mine(5);
@@ -111,7 +111,7 @@ describe('TronPayoutClient against the TronGrid peer', () => {
 
   it('a held broadcast released is mined', async () => {
     tron.sending.hold(true);
-    const signed = await client.sign(transfer(1n), {});
+    const signed = await client.sign(transfer(1n));
     await client.broadcast(signed);
     tron.sending.hold(false);
     tron.mine(1);
@@ -123,17 +123,17 @@ describe('TronPayoutClient against the TronGrid peer', () => {
     async (kind) => {
       const broadcasts = tron.sending.accepted.length;
       tron.sending.tamperNext(kind);
-      await expect(client.sign(transfer(3_000_000n), {})).rejects.toThrow(kind === 'txid' ? /txID is not the hash/ : /another transaction/);
+      await expect(client.sign(transfer(3_000_000n))).rejects.toThrow(kind === 'txid' ? /txID is not the hash/ : /another transaction/);
       expect(tron.sending.accepted.length).toBe(broadcasts);
     },
   );
 
   it('refuses to build a transfer to an address that is not one', async () => {
-    await expect(client.sign(transfer(1n, 'TNotAnAddress'), {})).rejects.toThrow(/not a TRON address/);
+    await expect(client.sign(transfer(1n, 'TNotAnAddress'))).rejects.toThrow(/not a TRON address/);
   });
 
   it('the peer refuses a transaction signed by another key', async () => {
-    const signed = await client.sign(transfer(4_000_000n), {});
+    const signed = await client.sign(transfer(4_000_000n));
     const other = secp256k1.utils.randomPrivateKey();
     const tx = JSON.parse(signed.raw) as { txID: string; signature: string[] };
     tx.signature = [signTxId(tx.txID, other)];
