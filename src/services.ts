@@ -28,6 +28,7 @@ import {
   PaypalWebhooks,
   loadEvmSource,
   MpesaRail,
+  MpesaReversals,
   SandboxRail,
   SolanaSource,
   TronSource,
@@ -90,6 +91,7 @@ export async function buildServices(
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
+  mpesa?.reversals?.refundsTo(refundDecisions);
   const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
@@ -164,7 +166,9 @@ function liveMpesa(
     passkey: mpesa.passkey,
   });
   const queryAfterMs = mpesa.queryAfterS * 1000;
-  return new MpesaRail(payments, { db, clocks, client, callbackOrigin: mpesa.callbackOrigin, queryAfterMs, logger });
+  const { callbackOrigin, initiator } = mpesa;
+  const reversals = initiator ? new MpesaReversals({ db, clocks, client, callbackOrigin, initiator, logger }) : undefined;
+  return new MpesaRail(payments, { db, clocks, client, callbackOrigin, queryAfterMs, logger, ...(reversals ? { reversals } : {}) });
 }
 
 /** The live card rail through Paystack, and its webhooks' receiver. */

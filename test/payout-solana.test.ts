@@ -68,7 +68,7 @@ describe('SolanaPayoutClient against the Solana RPC peer', () => {
     expect(client.isValidAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t')).toBe(false);
     expect(() => new SolanaPayoutClient(config, hot.secret.slice(0, 40))).toThrow(/64-byte|base58/);
     const wrongHalf = base58.decode(hot.secret);
-    wrongHalf[40] ^= 1;
+    wrongHalf[40]! ^= 1;
     expect(() => new SolanaPayoutClient(config, base58.encode(wrongHalf))).toThrow(/public key/);
   });
 

@@ -15,6 +15,7 @@ export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './w
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
+export { MpesaReversals } from './mpesa/mpesa-reversals.js';
 export { CardRail, CARD_CURRENCIES, type CardRailOptions, type PaystackApi } from './card/card-rail.js';
 export { PaystackClient } from './card/paystack-client.js';
 export { PaystackWebhooks } from './card/paystack-webhooks.js';
