@@ -87,7 +87,7 @@ export async function buildServices(
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
+  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);

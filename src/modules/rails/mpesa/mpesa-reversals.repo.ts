@@ -26,7 +26,18 @@ export async function moveReversal(
   db: Q,
   refundId: string,
   from: readonly MpesaReversalRow['state'][],
-  patch: Partial<Pick<MpesaReversalsTable, 'state' | 'callback_token_hash' | 'conversation_id' | 'originator_conversation_id' | 'result_code' | 'result_desc' | 'reversal_receipt'>> & {
+  patch: Partial<
+    Pick<
+      MpesaReversalsTable,
+      | 'state'
+      | 'callback_token_hash'
+      | 'conversation_id'
+      | 'originator_conversation_id'
+      | 'result_code'
+      | 'result_desc'
+      | 'reversal_receipt'
+    >
+  > & {
     updated_at: number;
   },
 ): Promise<boolean> {

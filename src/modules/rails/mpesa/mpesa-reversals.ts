@@ -33,8 +33,7 @@ export interface MpesaReversalsOptions {
 }
 
 export type ReversalCallbackAnswer =
-  | { status: 200; body: { ResultCode: 0; ResultDesc: 'Accepted' } }
-  | { status: 400 | 404; body: { ResultCode: 1; ResultDesc: string } };
+  { status: 200; body: { ResultCode: 0; ResultDesc: 'Accepted' } } | { status: 400 | 404; body: { ResultCode: 1; ResultDesc: string } };
 
 const ACCEPTED = { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } } as const;
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

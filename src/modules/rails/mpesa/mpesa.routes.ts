@@ -30,7 +30,8 @@ export const mpesaCallbackRoutes: FastifyPluginAsyncTypebox<{ rail: MpesaRail | 
     async (request, reply) => {
       const { token, kind } = request.params;
       const reversals = rail?.reversals;
-      if (!reversals || (kind !== 'result' && kind !== 'timeout')) return reply.code(404).send({ ResultCode: 1, ResultDesc: 'Unknown callback' });
+      if (!reversals || (kind !== 'result' && kind !== 'timeout'))
+        return reply.code(404).send({ ResultCode: 1, ResultDesc: 'Unknown callback' });
       const answer = await reversals.handleResult(token, kind, request.body);
       return reply.code(answer.status).send(answer.body);
     },
