@@ -250,7 +250,9 @@ function validateEnv(env: Record<string, string | undefined>): Env {
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => {
       const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
-      return `${name}: ${e.message ?? 'invalid'} (got ${JSON.stringify(env[name])})`;
+      // A secret's value is never repeated in an error (it would end up in logs).
+      const secret = /SECRET|PASSKEY|CREDENTIAL|_KEY$/.test(name);
+      return `${name}: ${e.message ?? 'invalid'}${secret ? '' : ` (got ${JSON.stringify(env[name])})`}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }

@@ -12,7 +12,9 @@ import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { runCli } from '../src/cli/program.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay, waitForStatus } from './helpers/checkout.js';
-import { freePorts } from './helpers/server-process.js';
+import { spawn } from 'node:child_process';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { freePorts, SERVER_MAIN } from './helpers/server-process.js';
 import { MPESA_TEST_CREDENTIALS, mpesaEnv } from './helpers/mpesa.js';
 import { expectLedgerInvariant } from './helpers/ledger-invariant.js';
 import { waitFor } from './helpers/wait.js';
@@ -211,6 +213,80 @@ describe(`refunds of live M-Pesa payments as Daraja reversals (${ENGINE})`, () =
     expect(reversalsOf(second.receipt)).toHaveLength(1);
     expect((await approved).code).toBe(0);
   }, 40_000);
+
+  it('kill -9 of the approving process after Daraja got the reversal: asked again, never reversed twice, settled by the result', async () => {
+    const { pi, receipt } = await paidByMpesa('310');
+    const refund = await requested(pi);
+    peer.holdNext('reversal', 10_000);
+    peer.setNextReversal({ delayMs: 3_000 });
+    const before = peer.received.reversal;
+    const childEnv: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COWRIE_')) childEnv[k] = v;
+    Object.assign(childEnv, env, { COWRIE_DATABASE_URL: s.config.databaseUrl });
+    const child = spawn(process.execPath, [SERVER_MAIN, 'refunds', 'approve', refund.id, '--json'], { env: childEnv, stdio: 'pipe' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    await waitFor(
+      'Daraja got the reversal',
+      async () => peer.received.reversal,
+      (n) => n === before + 1,
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const row = await s.running.database.db
+      .selectFrom('mpesa_reversals')
+      .selectAll()
+      .where('refund_id', '=', refund.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ state: 'sending', conversation_id: null, transaction_id: receipt, amount_kes: 310 });
+    expect((await refundOf(refund.id)).status).toBe('pending');
+    // The server's questions find the reversal written before the call and do not send another.
+    await waitFor(
+      'the refund was asked about again',
+      () =>
+        s.running.database.db
+          .selectFrom('refunds')
+          .select(['queries', 'rail_reference'])
+          .where('id', '=', refund.id)
+          .executeTakeFirstOrThrow(),
+      (r) => r.queries > 0 && r.rail_reference === refund.id,
+    );
+    const done = await waitRefund(refund.id, 'succeeded');
+    expect(done.provider_reference).toBe(reversalsOf(receipt)[0]!.receipt);
+    expect(peer.received.reversal).toBe(before + 1);
+    expect(reversalsOf(receipt)).toHaveLength(1);
+    expect((await live_('GET', `/payment-intents/${pi.id}`)).json.status).toBe('refunded');
+  }, 40_000);
+});
+
+describe('M-Pesa reversal configuration', () => {
+  const all = {
+    COWRIE_MPESA_CONSUMER_KEY: 'k',
+    COWRIE_MPESA_CONSUMER_SECRET: 's',
+    COWRIE_MPESA_SHORTCODE: '174379',
+    COWRIE_MPESA_PASSKEY: 'p',
+  };
+  it('both initiator variables turn reversals on; one alone, or without the rail, stops the start naming what is missing', () => {
+    expect(loadConfig(all).mpesa?.initiator).toBeNull();
+    expect(loadConfig({ ...all, ...INITIATOR }).mpesa?.initiator).toEqual({
+      name: 'cowrie-api',
+      securityCredential: INITIATOR.COWRIE_MPESA_SECURITY_CREDENTIAL,
+    });
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_INITIATOR_NAME: 'x' })).toThrow(/missing: COWRIE_MPESA_SECURITY_CREDENTIAL/);
+    expect(() => loadConfig({ ...all, COWRIE_MPESA_SECURITY_CREDENTIAL: 'y' })).toThrow(/missing: COWRIE_MPESA_INITIATOR_NAME/);
+    expect(() => loadConfig(INITIATOR)).toThrow(/COWRIE_MPESA_INITIATOR_NAME is set but the live M-Pesa rail is not/);
+  });
+  it('a malformed credential is refused without repeating it', () => {
+    const long = 'S3cr3t'.repeat(1000);
+    let message = '';
+    try {
+      loadConfig({ ...all, COWRIE_MPESA_INITIATOR_NAME: 'x', COWRIE_MPESA_SECURITY_CREDENTIAL: long });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      message = (err as Error).message;
+    }
+    expect(message).toContain('COWRIE_MPESA_SECURITY_CREDENTIAL');
+    expect(message).not.toContain('S3cr3t');
+  });
 });
 
 describe(`live M-Pesa without the initiator variables (${ENGINE})`, () => {
