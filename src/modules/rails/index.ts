@@ -28,5 +28,8 @@ export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-r
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
+// The payout sender's TRON and Solana clients, loaded only when a network sends (their signing libraries are large).
+export const loadTronPayoutClient = async () => (await import('./chain/tron-payout.js')).TronPayoutClient;
+export const loadSolanaPayoutClient = async () => (await import('./chain/solana-payout.js')).SolanaPayoutClient;
 export { ChainRpcError, type ChainSource } from './chain/chain-source.js';
 export { ChainDeposits, chainDepositView, type ChainDepositView } from './chain/chain-deposits.js';
