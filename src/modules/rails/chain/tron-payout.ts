@@ -118,7 +118,9 @@ export class TronPayoutClient implements PayoutNetworkClient {
     if (raw.data !== data.toLowerCase()) wrong.push('receiver or amount');
     if (raw.callValue !== 0) wrong.push('call value');
     if (raw.feeLimit !== TRON_FEE_LIMIT_SUN) wrong.push('fee limit');
-    if (!(raw.expiration > raw.timestamp) || raw.expiration - raw.timestamp > MAX_EXPIRATION_MS) wrong.push('expiration');
+    // The node's timestamp when it gives one (java-tron does), else ours.
+    const builtAt = raw.timestamp > 0 ? raw.timestamp : Date.now();
+    if (!(raw.expiration > builtAt) || raw.expiration - builtAt > MAX_EXPIRATION_MS) wrong.push('expiration');
     if (tx.raw_data && typeof tx.raw_data === 'object' && tx.raw_data.expiration !== raw.expiration) wrong.push('expiration');
     if (wrong.length > 0) {
       throw new ChainRpcError(
@@ -155,11 +157,17 @@ export class TronPayoutClient implements PayoutNetworkClient {
       const success = receipt === 'SUCCESS' && info['result'] !== 'FAILED';
       return { state: 'included', block, confirmations: Math.max(0, head.number - block + 1), success };
     }
-    const pending = await this.post('/wallet/gettransactionfrompending', { value: signed.txHash });
-    if (typeof pending['txID'] === 'string') return { state: 'pending' };
+    if (await this.inPendingPool(signed.txHash)) return { state: 'pending' };
     // Once the head block is past the expiration no node takes the transaction, and none can include it.
     if (signed.validUntil !== undefined && head.timestamp > signed.validUntil) return { state: 'expired' };
     return { state: 'unknown' };
+  }
+
+  /** Whether the node holds the transaction in its pending pool; a node without that call (an older java-tron) says no. */
+  private async inPendingPool(txId: string): Promise<boolean> {
+    const res = await this.http.call('POST', '/wallet/gettransactionfrompending', { value: txId });
+    const body = res.body as Record<string, unknown> | null;
+    return res.status === 200 && body !== null && typeof body === 'object' && body['txID'] === txId;
   }
 
   async tokenBalance(token: string, owner: string = this.from): Promise<bigint> {
