@@ -19,7 +19,7 @@ import type { Environment } from '../../../shared/scope.js';
 import { messagePage, type Assets } from '../checkout-page.js';
 import { loadCheckoutSecret } from '../checkout.repo.js';
 import { loadCheckout, type CheckoutDeps, type CheckoutIntent } from '../checkout.service.js';
-import { CheckoutTokens } from '../csrf.js';
+import { CheckoutTokens } from './tokens.routes.js';
 
 export interface CheckoutRouteDeps extends CheckoutDeps {
   /** The origin of each environment's base URL (the checkout's own). */

@@ -1,3 +1,4 @@
+// (Named *.routes.ts because it takes HTTP types and src/http/forms.ts, which only route files may.)
 // Anti-forgery for the checkout's actions (pay, PayPal approval, simulated deposit), through the app's CSRF
 // plugin (src/http/forms.ts): the page's cookie holds a random nonce (SameSite=Strict, HttpOnly, scoped to
 // the intent's checkout path), the secret is an HMAC of the intent id and that nonce under a per-database
@@ -10,8 +11,8 @@
 // intent, so a reload must show the same one.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkForm, FormRefused, formToken } from '../../http/forms.js';
-import { AppError } from '../../shared/errors.js';
+import { checkForm, FormRefused, formToken } from '../../../http/forms.js';
+import { AppError } from '../../../shared/errors.js';
 
 export const CSRF_COOKIE = 'cowrie_checkout';
 export const CSRF_HEADER = 'x-checkout-token';
