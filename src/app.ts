@@ -6,6 +6,7 @@ import type { Services } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerRequestContext } from './http/context.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { registerForms } from './http/forms.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { checkStrings, registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -105,6 +106,8 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, deps.config);
 
+  // Cookies, urlencoded forms and CSRF tokens of the HTML pages (the checkout and the console).
+  await registerForms(app);
   registerHealth(app, deps.database, deps.rates);
   await app.register(docsRoutes);
   await app.register(checkoutRoutes, { deps });

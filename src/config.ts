@@ -58,6 +58,8 @@ const EnvSchema = Type.Object({
   COWRIE_MPESA_PASSKEY: Type.Optional(Type.String({ minLength: 1 })),
   COWRIE_MPESA_CALLBACK_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+/?$' })),
   COWRIE_MPESA_QUERY_AFTER_S: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
+  COWRIE_MPESA_INITIATOR_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  COWRIE_MPESA_SECURITY_CREDENTIAL: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   COWRIE_PASSWORD_HASH_COST: Type.Integer({ default: 15, minimum: 10, maximum: 20 }),
   COWRIE_CHAIN_POLL_MS: Type.Integer({ default: 2000, minimum: 50, maximum: 600_000 }),
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
@@ -80,6 +82,8 @@ export interface MpesaConfig {
   /** The public origin Daraja can reach; callbacks go to `<origin>/rails/mpesa/callback/<token>`. */
   readonly callbackOrigin: string;
   readonly queryAfterS: number;
+  /** The initiator of reversals (refunds); null when COWRIE_MPESA_INITIATOR_NAME and _SECURITY_CREDENTIAL are not set. */
+  readonly initiator: { readonly name: string; readonly securityCredential: string } | null;
 }
 
 /** What a process does: `api` serves HTTP only, `worker` runs the background work only, `all` both. */
@@ -255,8 +259,9 @@ function validateEnv(env: Record<string, string | undefined>): Env {
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => {
       const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
-      const shown = /PAYOUT_KEY$|SECRET/.test(name) ? 'the value is not shown' : `got ${JSON.stringify(env[name])}`;
-      return `${name}: ${e.message ?? 'invalid'} (${shown})`;
+      // A secret's value is never repeated in an error (it would end up in logs).
+      const secret = /SECRET|PASSKEY|CREDENTIAL|_KEY$|PAYOUT_KEY/.test(name);
+      return `${name}: ${e.message ?? 'invalid'}${secret ? '' : ` (got ${JSON.stringify(env[name])})`}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -324,6 +329,14 @@ function mpesaConfig(c: Env, liveUrl: string): MpesaConfig | null {
         .join(', ')}`,
     );
   }
+  const initiatorVars = ['COWRIE_MPESA_INITIATOR_NAME', 'COWRIE_MPESA_SECURITY_CREDENTIAL'] as const;
+  const initiatorSet = initiatorVars.filter((k) => c[k] !== undefined);
+  if (initiatorSet.length > 0 && mpesaSet.length === 0)
+    throw new ConfigError(`Invalid configuration:\n  ${initiatorSet[0]} is set but the live M-Pesa rail is not (${mpesaVars.join(', ')})`);
+  if (initiatorSet.length === 1)
+    throw new ConfigError(
+      `Invalid configuration:\n  M-Pesa reversals need both ${initiatorVars.join(' and ')}; missing: ${initiatorVars.find((k) => c[k] === undefined)}`,
+    );
   if (mpesaSet.length === 0) return null;
   return Object.freeze({
     baseUrl: c.COWRIE_MPESA_BASE_URL.replace(/\/+$/, ''),
@@ -333,6 +346,10 @@ function mpesaConfig(c: Env, liveUrl: string): MpesaConfig | null {
     passkey: c.COWRIE_MPESA_PASSKEY!,
     callbackOrigin: (c.COWRIE_MPESA_CALLBACK_URL ?? originOf(liveUrl)).replace(/\/+$/, ''),
     queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
+    initiator:
+      initiatorSet.length === 2
+        ? Object.freeze({ name: c.COWRIE_MPESA_INITIATOR_NAME!, securityCredential: c.COWRIE_MPESA_SECURITY_CREDENTIAL! })
+        : null,
   });
 }
 

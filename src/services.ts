@@ -28,6 +28,7 @@ import {
   PaypalWebhooks,
   loadEvmSource,
   MpesaRail,
+  MpesaReversals,
   SandboxRail,
   SolanaSource,
   TronSource,
@@ -88,10 +89,11 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const queryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
-  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs, logger: opts.logger });
+  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
+  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
+  mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
   const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
@@ -169,7 +171,9 @@ function liveMpesa(
     passkey: mpesa.passkey,
   });
   const queryAfterMs = mpesa.queryAfterS * 1000;
-  return new MpesaRail(payments, { db, clocks, client, callbackOrigin: mpesa.callbackOrigin, queryAfterMs, logger });
+  const { callbackOrigin, initiator } = mpesa;
+  const reversals = initiator ? new MpesaReversals({ db, clocks, client, callbackOrigin, initiator, logger }) : undefined;
+  return new MpesaRail(payments, { db, clocks, client, callbackOrigin, queryAfterMs, logger, ...(reversals ? { reversals } : {}) });
 }
 
 /** The live card rail through Paystack, and its webhooks' receiver. */

@@ -11,6 +11,7 @@ import type {
   PaymentLinksTable,
   QuotesTable,
   RailPaymentsTable,
+  MpesaReversalsTable,
 } from './tables/payments.js';
 import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, WalletDepositsTable } from './tables/wallet-and-chain.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
@@ -54,6 +55,7 @@ export interface DB {
   sandbox_clocks: SandboxClocksTable;
   payment_links: PaymentLinksTable;
   rail_payments: RailPaymentsTable;
+  mpesa_reversals: MpesaReversalsTable;
   wallet_allocations: WalletAllocationsTable;
   wallet_deposits: WalletDepositsTable;
   checkout_secrets: CheckoutSecretsTable;

@@ -1,13 +1,13 @@
 // The payout sender's network clients, built from each network's configuration when its payout key is set
-// (the key revealed here only, handed to the client, and kept nowhere else). EVM networks have theirs
-// (viem); TRON and Solana have no sender yet: each is one line here when its client exists.
+// (the key revealed here only, handed to the client, and kept nowhere else): EVM networks through viem,
+// TRON through TronGrid, Solana through JSON-RPC.
 import type { ChainConfig } from '../../config-chains.js';
 import type { ChainNetwork } from '../../shared/chains.js';
-import { loadEvmPayoutClient, type PayoutNetworkClient } from '../rails/index.js';
+import { loadEvmPayoutClient, loadSolanaPayoutClient, loadTronPayoutClient, type PayoutNetworkClient } from '../rails/index.js';
 import type { SenderNetwork } from './payout-sender.js';
 import type { PayoutNetworks } from './payouts.service.js';
 
-/** The client of a network whose payout key is set, or null when the network has no sender yet. */
+/** The client of a network whose payout key is set. */
 async function clientOf(
   chain: ChainConfig,
   key: string,
@@ -20,9 +20,9 @@ async function clientOf(
       return { client, blockNumber: () => client.blockNumber() };
     }
     case 'tron':
-      return null;
+      return { client: new (await loadTronPayoutClient())(chain, key, { timeoutMs }) };
     case 'solana':
-      return null;
+      return { client: new (await loadSolanaPayoutClient())(chain, key, { timeoutMs }) };
   }
 }
 

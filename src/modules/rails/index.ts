@@ -15,6 +15,7 @@ export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './w
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
+export { MpesaReversals } from './mpesa/mpesa-reversals.js';
 export { CardRail, CARD_CURRENCIES, type CardRailOptions, type PaystackApi } from './card/card-rail.js';
 export { PaystackClient } from './card/paystack-client.js';
 export { PaystackWebhooks } from './card/paystack-webhooks.js';
@@ -31,5 +32,8 @@ export type { EvmPayoutClient } from './chain/evm-payout.js';
 export type { PayoutLookup, PayoutNetworkClient, PayoutTransfer, SignedPayout, SignOptions } from './chain/payout-client.js';
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
+// The payout sender's TRON and Solana clients, loaded only when a network sends (their signing libraries are large).
+export const loadTronPayoutClient = async () => (await import('./chain/tron-payout.js')).TronPayoutClient;
+export const loadSolanaPayoutClient = async () => (await import('./chain/solana-payout.js')).SolanaPayoutClient;
 export { ChainRpcError, type ChainSource } from './chain/chain-source.js';
 export { ChainDeposits, chainDepositView, type ChainDepositView } from './chain/chain-deposits.js';

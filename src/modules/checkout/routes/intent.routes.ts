@@ -63,7 +63,7 @@ function paymentDetails(body: Static<typeof PayBody>): Record<string, unknown> {
 
 async function pay(kit: CheckoutKit, request: RequestOf<typeof PaySchema>, reply: FastifyReply) {
   const c = await kit.requireCheckout(request, request.params.id);
-  kit.tokens.check(request, c.row.id);
+  await kit.tokens.check(request, c.row.id);
   securityHeaders(reply);
   const body = request.body;
   const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
@@ -103,7 +103,7 @@ async function describeWalletDeposit(c: CheckoutIntent, next: Record<string, unk
 
 async function simulateDeposit(kit: CheckoutKit, request: RequestOf<typeof DepositSchema>, reply: FastifyReply) {
   const c = await kit.requireCheckout(request, request.params.id);
-  kit.tokens.check(request, c.row.id);
+  await kit.tokens.check(request, c.row.id);
   securityHeaders(reply);
   const rail = kit.deps.rails.railFor(c.row.environment, 'external_wallet');
   if (c.row.environment !== 'test' || !rail?.simulateDeposit) {

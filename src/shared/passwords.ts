@@ -1,4 +1,4 @@
-// Console passwords and transaction PINs: scrypt, the memory-hard key derivation built into Node.js
+// Passwords and PINs of every signed-in area (the merchant console, the payer's account): scrypt, the memory-hard key derivation built into Node.js
 // (OpenSSL's), with a random salt per hash; compared in constant time. The stored form names its
 // parameters (`scrypt$N$r$p$salt$hash`), so they can be raised later without breaking existing hashes. The
 // cost (N as a power of two) is the operator's COWRIE_PASSWORD_HASH_COST: 15 by default, lowered in tests.
