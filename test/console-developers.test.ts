@@ -55,7 +55,10 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     expect((await server().call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(200);
     expect((await server().call('test', 'GET', '/auth/verify', { key: secret })).status).toBe(200);
     const newId = (await server().call('test', 'GET', '/auth/verify', { key: replacement })).json.key_id as string;
-    expect((await act(cookie, 'test', `/console/developers/keys/${newId}/revoke`)).status).toBe(303);
+    // Without its confirmation box ticked, a revoke changes nothing.
+    expect((await act(cookie, 'test', `/console/developers/keys/${newId}/revoke`)).status).toBe(400);
+    expect((await server().call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(200);
+    expect((await act(cookie, 'test', `/console/developers/keys/${newId}/revoke`, [['confirm', 'yes']])).status).toBe(303);
     expect((await server().call('test', 'GET', '/auth/verify', { key: replacement })).status).toBe(401);
     // Another merchant's key is not ours to revoke.
     const foreign = (await server().sandbox('GET', '/auth/verify')).json.key_id as string;
@@ -111,9 +114,9 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     const logPage = await waitFor(
       'four succeeded deliveries in the log',
       async () => (await request('GET', `/console/developers/webhooks/${ep.id}?env=test`, { cookie })).html,
-      (html) => (html.match(/>succeeded</g) ?? []).length === 4,
+      (html) => (html.match(/data-status="succeeded"/g) ?? []).length === 4,
     );
-    expect((logPage.match(/>succeeded</g) ?? []).length).toBe(4);
+    expect((logPage.match(/data-status="succeeded"/g) ?? []).length).toBe(4);
     expect(logPage).toContain('HTTP 200');
     for (const r of mine()) expect(logPage).toContain(String(r.headers['service-event-id']));
     expect((await request('GET', `/console/developers/webhooks/we_nope?env=test`, { cookie })).status).toBe(404);
@@ -128,7 +131,8 @@ describe(`merchant console: developers (${ENGINE})`, () => {
     expect(verifyServiceSignature(newSecret, last.headers, last.body)).toBe(true);
     expect(verifyServiceSignature(secret, last.headers, last.body)).toBe(false);
 
-    expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/delete`)).status).toBe(303);
+    expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/delete`)).status).toBe(400);
+    expect((await act(cookie, 'test', `/console/developers/webhooks/${ep.id}/delete`, [['confirm', 'yes']])).status).toBe(303);
     expect((await server().call('test', 'GET', `/webhook_endpoints/${ep.id}`, { key })).status).toBe(404);
     const audit = await server().running.services.console.auditLog(m.merchant.id);
     expect(audit.map((a) => a.action)).toEqual(

@@ -28,7 +28,7 @@ describe(`merchant console: balance refunds with the transaction PIN (${ENGINE})
   }
   async function refundWithPin(id: string, pin: string, cookie = owner.cookie) {
     const page = await request('GET', `/console/payments/${id}?env=test`, { cookie });
-    return request('POST', `/console/payments/${id}/refund?env=test`, { cookie, form: { _csrf: csrfOf(page.html), pin } });
+    return request('POST', `/console/payments/${id}/refund?env=test`, { cookie, form: { _csrf: csrfOf(page.html), pin, confirm: 'yes' } });
   }
   async function setPin(password: string, pin: string) {
     const page = await request('GET', '/console/account', { cookie: owner.cookie });
@@ -49,8 +49,8 @@ describe(`merchant console: balance refunds with the transaction PIN (${ENGINE})
     expect((await refundWithPin(id, '123456')).html).toContain('Set a transaction PIN first');
     expect((await setPin('wrong password', '123456')).status).toBe(400);
     expect((await setPin(owner.password, '12345')).status).toBe(400);
-    expect((await setPin(owner.password, '123456')).location).toBe('/console/account?done=pin');
-    expect((await setPin(owner.password, '654321')).location).toBe('/console/account?done=pin');
+    expect((await setPin(owner.password, '123456')).location).toBe('/console/account');
+    expect((await setPin(owner.password, '654321')).location).toBe('/console/account');
     const row = await s.running.database.db
       .selectFrom('merchants')
       .select('pin_hash')
@@ -76,7 +76,7 @@ describe(`merchant console: balance refunds with the transaction PIN (${ENGINE})
     expect((await api('GET', `/payment-intents/${id}`)).json.status).toBe('paid');
     const ok = await refundWithPin(id, '654321');
     expect(ok.status).toBe(303);
-    expect(ok.location).toBe(`/console/payments/${id}?env=test&done=refunded`);
+    expect(ok.location).toBe(`/console/payments/${id}?env=test`);
     expect((await api('GET', `/payment-intents/${id}`)).json.status).toBe('refunded');
     const refunds = await api('GET', `/refunds?payment_intent=${id}`);
     expect(refunds.json.data).toHaveLength(1);

@@ -141,3 +141,22 @@ export function insertNotifying(
     select (select count(*) from written) as written, (select count(*) from signal) as signalled`.compile(db),
   };
 }
+
+/**
+ * For a prefix search: PostgreSQL uses a btree index for `LIKE 'prefix%'` only when it is built with
+ * text_pattern_ops (unless the database's collation is C); SQLite's GLOB uses an ordinary index. The
+ * indexed expression for PostgreSQL, null for SQLite (which needs none beyond the ordinary ones).
+ */
+export function prefixIndexColumn(engine: Engine): ((column: string) => RawBuilder<unknown>) | null {
+  return engine === 'postgres' ? (column) => sql`${sql.ref(column)} text_pattern_ops` : null;
+}
+
+/** `column` starts with `prefix` (case-sensitive, wildcards in the prefix taken literally), in a form each engine's index serves. */
+export function startsWith(engine: Engine, column: string, prefix: string): RawBuilder<SqlBool> {
+  if (engine === 'postgres') {
+    const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return sql<SqlBool>`${sql.ref(column)} like ${`${escaped}%`}`;
+  }
+  const escaped = prefix.replace(/[*?[]/g, (c) => `[${c}]`);
+  return sql<SqlBool>`${sql.ref(column)} glob ${`${escaped}*`}`;
+}

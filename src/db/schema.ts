@@ -17,7 +17,7 @@ import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, Wa
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
 import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
-import type { AuditLogTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
+import type { AuditLogTable, ConsoleRecoveryCodesTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type {
   CheckoutSecretsTable,
   IdempotencyKeysTable,
@@ -72,6 +72,7 @@ export interface DB {
   chain_transfers: ChainTransfersTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
+  console_recovery_codes: ConsoleRecoveryCodesTable;
   audit_log: AuditLogTable;
   payouts: PayoutsTable;
   payout_transactions: PayoutTransactionsTable;

@@ -9,6 +9,7 @@ import {
   verifyMerchant,
   rejectMerchant,
 } from '../../modules/merchants/index.js';
+import { userView } from '../../modules/console/index.js';
 import { systemClock } from '../../shared/clock.js';
 import type { CliSession, JsonOpt } from './session.js';
 
@@ -37,18 +38,30 @@ function registerListAndCreate(merchants: Command, cli: CliSession): void {
     .description('Create a merchant with its default app and sandbox keys (and a live key when --verified)')
     .requiredOption('--name <name>', 'business name')
     .option('--verified', 'mark business verification (KYB) as passed')
+    .option('--owner-email <email>', "the console owner's email: the owner user is made with a one-time password (shown once)")
     .option('--json', 'machine-readable output')
-    .action(async (opts: JsonOpt & { name: string; verified?: boolean }) => {
-      const created = await cli.withDb((d) => createMerchant(d.db, systemClock, { name: opts.name, verified: opts.verified ?? false }));
+    .action(async (opts: JsonOpt & { name: string; verified?: boolean; ownerEmail?: string }) => {
+      const { created, owner } = await cli.withServices(async (s) => {
+        // The email is checked before anything is made: a refused email makes no merchant.
+        if (opts.ownerEmail !== undefined) await s.console.checkNewEmail(opts.ownerEmail);
+        const created = await createMerchant(s.db, systemClock, { name: opts.name, verified: opts.verified ?? false });
+        const owner = opts.ownerEmail === undefined ? null : await s.console.createUser(created.merchant.id, opts.ownerEmail, 'owner');
+        return { created, owner };
+      });
       cli.emit(
         opts,
-        { merchant: { id: created.merchant.id, name: created.merchant.name, kyb_status: created.merchant.kyb_status }, keys: created.keys },
+        {
+          merchant: { id: created.merchant.id, name: created.merchant.name, kyb_status: created.merchant.kyb_status },
+          keys: created.keys,
+          ...(owner ? { owner: { user: userView(owner.user), password: owner.password } } : {}),
+        },
         [
           `Merchant ${created.merchant.id} (${created.merchant.name}), KYB ${created.merchant.kyb_status}`,
           `  sandbox secret key:  ${created.keys.test_secret}`,
           `  sandbox publishable: ${created.keys.test_publishable}`,
           ...(created.keys.live_secret ? [`  live secret key:     ${created.keys.live_secret}`] : []),
-          'Keys are shown once.',
+          ...(owner ? [`  console owner:       ${owner.user.email}`, `  console password:    ${owner.password}`] : []),
+          owner ? 'Keys and the password are shown once.' : 'Keys are shown once.',
         ].join('\n'),
       );
     });

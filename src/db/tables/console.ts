@@ -47,5 +47,12 @@ export interface AuditLogTable {
   created_at: number;
 }
 
+/** A console user's unused recovery codes (SHA-256 of each); one is deleted when used. */
+export interface ConsoleRecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: number;
+}
+
 export type ConsoleUserRow = Selectable<ConsoleUsersTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;

@@ -22,6 +22,8 @@ export interface MerchantsTable {
   pin_hash: Generated<string | null>;
   pin_failures: Generated<number>;
   pin_locked_until: Generated<number | null>;
+  /** The IANA time zone the console shows times and days in (default Africa/Nairobi). */
+  time_zone: Generated<string>;
 }
 
 export interface AppsTable {
@@ -70,7 +72,7 @@ export interface CustomersTable {
 /** A merchant as every request sees it (the business verification's details are read apart, by the console). */
 export type Merchant = Omit<
   Selectable<MerchantsTable>,
-  'kyb_details' | 'kyb_reason' | 'kyb_submitted_at' | 'pin_hash' | 'pin_failures' | 'pin_locked_until'
+  'kyb_details' | 'kyb_reason' | 'kyb_submitted_at' | 'pin_hash' | 'pin_failures' | 'pin_locked_until' | 'time_zone'
 >;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKey = Insertable<ApiKeysTable>;

@@ -1,5 +1,6 @@
 // Server-rendered pages of the hosted checkout: no inline script or style (the Content-Security-Policy
 // forbids both), one small script and one stylesheet from our own origin, readable without the script.
+import { formatMoney } from '../../shared/display.js';
 import type { PaymentLinkRow } from '../../db/schema.js';
 import { WALLET_ASSETS, WALLET_NETWORKS, WALLET_NETWORK_NAMES } from '../rails/index.js';
 import { METHOD_LABELS, returnUrlOf, statusDetail, statusHeadline, FINAL_STATUSES, type CheckoutIntent } from './checkout.service.js';
@@ -15,11 +16,6 @@ export function esc(s: string): string {
 }
 
 /** "1500.00" -> "1,500.00" (grouping only; the decimals stay exactly as the API gives them). */
-export function grouped(amount: string): string {
-  const [int, frac] = amount.split('.');
-  const g = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return frac === undefined ? g : `${g}.${frac}`;
-}
 
 export function layout(opts: { title: string; assets: Assets; sandbox: boolean; body: string; meta?: string; page?: string }): string {
   return `<!doctype html>
@@ -42,7 +38,7 @@ export function messagePage(assets: Assets, sandbox: boolean, title: string, tex
  */
 function amountBlock(c: CheckoutIntent): string {
   const r = c.row;
-  return `<p class="amount"><span class="fiat">${esc(r.currency)} ${esc(grouped(r.amount))}</span></p>`;
+  return `<p class="amount"><span class="fiat">${esc(formatMoney(r.amount, r.currency))}</span></p>`;
 }
 
 /** The panel of each payment method the intent offers, in its order. */
@@ -77,7 +73,7 @@ function balancePanel(c: CheckoutIntent, sandbox: boolean): string {
 <h3 id="h-service_balance">Pay from your account balance</h3>
 <p>${sandbox ? 'Sandbox: pays at once from a test payer\u2019s account balance.' : `Pays at once from the money you already hold in your account with ${esc(c.merchantName)}\u2019s payment service: no card or phone needed.`}</p>
 <p class="form-error" id="err-service_balance" role="alert"></p>
-<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`;
+<button type="submit">Pay ${esc(formatMoney(r.amount, r.currency))}</button></form>`;
 }
 
 /** An M-Pesa payment request (STK push) to the phone number entered. */
@@ -104,7 +100,7 @@ function paystackCardPanel(c: CheckoutIntent): string {
 <p class="hint" id="card_email-hint">You will enter your card on Paystack’s secure page, then come back here.</p>
 <p class="field-error" id="card_email-error"></p>
 <p class="form-error" id="err-card" role="alert"></p>
-<button type="submit">Continue to pay ${esc(r.currency)} ${esc(grouped(r.amount))} by card</button></form>`;
+<button type="submit">Continue to pay ${esc(formatMoney(r.amount, r.currency))} by card</button></form>`;
 }
 
 /** A card payment: number, expiry and security code (the sandbox); live, Paystack's page takes the card. */
@@ -124,7 +120,7 @@ function cardPanel(c: CheckoutIntent, sandbox: boolean): string {
 <p class="field-error" id="card_cvc-error"></p></div></div>
 ${sandbox ? '<p class="hint" id="card-hint">Sandbox cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 9995 has no funds; 4000 0000 0000 0259 pays, then is disputed.</p>' : ''}
 <p class="form-error" id="err-card" role="alert"></p>
-<button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`;
+<button type="submit">Pay ${esc(formatMoney(r.amount, r.currency))}</button></form>`;
 }
 
 /** Approving the payment on PayPal, then coming back. */
@@ -258,7 +254,7 @@ export function linkPage(
  aria-describedby="amount-hint${opts.error ? ' amount-error' : ''}"${opts.error ? ' aria-invalid="true" autofocus' : ''}>
 <p class="hint" id="amount-hint">Enter the amount in ${esc(link.currency)}${decimals ? ', with at most 2 decimals' : ', without decimals'}.</p>
 ${opts.error ? `<p class="field-error" id="amount-error" role="alert">${esc(opts.error)}</p>` : ''}`
-      : `<p class="amount"><span class="fiat">${esc(link.currency)} ${esc(grouped(link.amount))}</span></p>
+      : `<p class="amount"><span class="fiat">${esc(formatMoney(link.amount, link.currency))}</span></p>
 ${opts.error ? `<p class="form-error" role="alert">${esc(opts.error)}</p>` : ''}`;
   const body = `<main class="card" id="main">
 <p class="merchant">${esc(merchantName)}</p>

@@ -11,11 +11,14 @@ import { newId } from '../../shared/ids.js';
 import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifyNobody, verifySecret } from '../../shared/passwords.js';
 import {
   isPin,
+  isRecoveryCode,
   LOCK_AFTER_FAILURES,
   LOCK_MS,
   lockedMinutes,
   MIN_PASSWORD_LENGTH,
+  newRecoveryCodes,
   newSessionToken,
+  recoveryCodeHash,
   newTotp,
   SESSION_IDLE_MS,
   sessionIdOf,
@@ -23,6 +26,7 @@ import {
 } from '../../shared/sign-in.js';
 import { findMerchant } from '../merchants/index.js';
 import * as repo from './console.repo.js';
+import * as teamRepo from './team.repo.js';
 
 export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonly ConsoleRole[];
 export { LOGINS_PER_MINUTE } from '../../shared/sign-in.js';
@@ -124,6 +128,14 @@ export class ConsoleAuth {
     return createConsoleUser(this.deps.db, this.deps.clock, merchantId, emailText, role, this.deps.hashCost);
   }
 
+  /** Refuses (400 parameter_invalid) an email that is not valid or already has a console user. */
+  async checkNewEmail(emailText: string): Promise<void> {
+    const email = normalizeEmail(emailText);
+    if (await repo.findUserByEmail(this.deps.db, email)) {
+      throw new AppError('parameter_invalid', `A console user with the email ${email} exists already.`, { param: 'email' });
+    }
+  }
+
   /** A new generated password (shown once); signs the user out everywhere and lifts a lock. */
   async resetPassword(emailText: string): Promise<{ user: ConsoleUserRow; password: string }> {
     const user = await repo.findUserByEmail(this.deps.db, normalizeEmail(emailText));
@@ -166,9 +178,19 @@ export class ConsoleAuth {
     if (!(await verifySecret(input.password, user.password_hash))) return fail(wrong);
     if (user.totp_secret !== null) {
       const code = (input.code ?? '').replace(/\s/g, '');
-      if (!/^[0-9]{6}$/.test(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
-      if (!totpValid(user.email, user.totp_secret, code)) {
-        return fail(new ConsoleError(401, 'The authentication code is not right.'));
+      if (isRecoveryCode(code)) {
+        // A recovery code instead of the app's: single use, spent here.
+        if (!(await teamRepo.spendRecoveryCode(this.deps.db, user.id, recoveryCodeHash(code)))) {
+          return fail(new ConsoleError(401, 'That recovery code is not right, or it was used already.'));
+        }
+        await this.audit(user.merchant_id, user, user.email, 'login.recovery_code', user.id, null, input.ip);
+      } else {
+        if (!/^[0-9]{6}$/.test(code)) {
+          throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.');
+        }
+        if (!totpValid(user.email, user.totp_secret, code)) {
+          return fail(new ConsoleError(401, 'The authentication code is not right.'));
+        }
       }
     }
     await repo.resetFailedLogins(this.deps.db, user.id, now);
@@ -237,20 +259,25 @@ export class ConsoleAuth {
     return { secret, uri };
   }
 
-  async confirmTotp(session: ConsoleSession, code: string, ip: string): Promise<void> {
+  /** Turns TOTP on with a code from the pending secret; answers the ten recovery codes (shown once). */
+  async confirmTotp(session: ConsoleSession, code: string, ip: string): Promise<string[]> {
     const user = (await repo.findUser(this.deps.db, session.user.id))!;
     if (!user.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
     if (!totpValid(user.email, user.totp_pending, code)) {
       throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
     }
     await repo.setTotp(this.deps.db, user.id, { totp_secret: user.totp_pending, totp_pending: null }, this.now());
+    const { codes, hashes } = newRecoveryCodes();
+    await teamRepo.replaceRecoveryCodes(this.deps.db, user.id, hashes, this.now());
     await this.audit(user.merchant_id, session.user, user.email, 'user.totp_enabled', user.id, null, ip);
+    return codes;
   }
 
   async disableTotp(session: ConsoleSession, password: string, ip: string): Promise<void> {
     const user = (await repo.findUser(this.deps.db, session.user.id))!;
     if (!(await verifySecret(password, user.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
     await repo.setTotp(this.deps.db, user.id, { totp_secret: null, totp_pending: null }, this.now());
+    await teamRepo.replaceRecoveryCodes(this.deps.db, user.id, [], this.now());
     await this.audit(user.merchant_id, session.user, user.email, 'user.totp_disabled', user.id, null, ip);
   }
 

@@ -10,12 +10,14 @@ import type { FastifyInstance } from 'fastify';
 import { acceptForms } from '../../http/forms.js';
 import { registerAccountRoutes } from './routes/account.routes.js';
 import { registerDeveloperRoutes } from './routes/developers.routes.js';
+import { registerPaymentListRoutes } from './routes/payment-list.routes.js';
 import { registerPaymentRoutes } from './routes/payments.routes.js';
 import { registerPayoutRoutes } from './routes/payouts.routes.js';
 import { registerRecordRoutes } from './routes/records.routes.js';
 import { registerSandboxRoutes } from './routes/sandbox.routes.js';
 import { consoleKit, type ConsoleRouteDeps } from './routes/shared.routes.js';
 import { registerSignInRoutes } from './routes/sign-in.routes.js';
+import { registerTeamRoutes } from './routes/team.routes.js';
 
 export type { ConsoleRouteDeps } from './routes/shared.routes.js';
 
@@ -23,10 +25,12 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: ConsoleR
   await acceptForms(app);
   const kit = consoleKit(app, opts.deps);
   registerSignInRoutes(app, kit);
+  registerPaymentListRoutes(app, kit);
   registerPaymentRoutes(app, kit);
   registerSandboxRoutes(app, kit);
   registerDeveloperRoutes(app, kit);
   registerRecordRoutes(app, kit);
   registerPayoutRoutes(app, kit);
   registerAccountRoutes(app, kit);
+  registerTeamRoutes(app, kit);
 }

@@ -8,6 +8,41 @@ export interface AccountPageOptions {
   notice?: string;
   totpSetup?: { secret: string; uri: string; qr: string };
   hasPin?: boolean;
+  /** Unused recovery codes the user has. */
+  recoveryLeft?: number;
+  /** New recovery codes, shown this once. */
+  recoveryCodes?: string[];
+}
+
+function RecoveryCodes({ s, opts }: { s: ConsoleSession; opts: AccountPageOptions }) {
+  return (
+    <div class="recovery">
+      <h3>Recovery codes</h3>
+      {opts.recoveryCodes ? (
+        <div role="status">
+          <p>
+            <strong>Your recovery codes, shown this once.</strong> Each signs you in once instead of a code from the app (if you lose your
+            phone). Print them or keep them in a password manager.
+          </p>
+          <ol class="codes" id="recovery-codes">
+            {opts.recoveryCodes.map((c) => (
+              <li>
+                <code>{c}</code>
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : (
+        <p id="recovery-left">{opts.recoveryLeft ?? 0} of 10 recovery codes unused.</p>
+      )}
+      <form method="post" action="/console/account/recovery-codes">
+        <CsrfField session={s} />
+        <button type="submit" class="secondary">
+          Make new recovery codes
+        </button>
+      </form>
+    </div>
+  );
 }
 
 function PinSection({ s, opts }: { s: ConsoleSession; opts: AccountPageOptions }) {
@@ -43,6 +78,7 @@ function TotpSection({ s, opts }: { s: ConsoleSession; opts: AccountPageOptions 
             Turn off two-step sign-in
           </button>
         </form>
+        <RecoveryCodes s={s} opts={opts} />
       </>
     );
   }

@@ -1,7 +1,7 @@
 // The developers' tools of one environment: API keys and webhook endpoints (developers and owners act,
 // viewers read), and one endpoint's delivery log.
 import type { ConsoleSession } from '../console-auth.service.js';
-import { CsrfField, Messages, page, type Env, type PageContext } from './layout.js';
+import { CsrfField, Messages, page, Status, When, type Env, type PageContext } from './layout.js';
 import { code, listPage, Table, text, type Column } from './list-page.js';
 
 export interface KeyRowView {
@@ -39,6 +39,31 @@ interface FormParts {
   s: ConsoleSession;
 }
 
+/** The box a destructive action needs ticked (the browser asks for it; the server refuses without it). */
+function ConfirmBox({ id, text }: { id: string; text: string }) {
+  return (
+    <div class="confirm">
+      <input id={id} name="confirm" type="checkbox" value="yes" required />
+      <label for={id}>{text}</label>
+    </div>
+  );
+}
+
+/** A key's state in words: a rotated key is active only until its grace period ends. */
+function KeyStatus({ k }: { k: KeyRowView }) {
+  if (k.status === 'active' && k.expires_at) {
+    return (
+      <>
+        <span class="status" data-status="rotated">
+          Rotated
+        </span>{' '}
+        works until <When t={k.expires_at} />
+      </>
+    );
+  }
+  return <Status status={k.status} />;
+}
+
 function KeyActions({ k, parts: { q, s } }: { k: KeyRowView; parts: FormParts }) {
   return (
     <>
@@ -52,6 +77,7 @@ function KeyActions({ k, parts: { q, s } }: { k: KeyRowView; parts: FormParts })
       </form>
       <form method="post" action={`/console/developers/keys/${k.id}/revoke${q}`}>
         <CsrfField session={s} />
+        <ConfirmBox id={`revoke-${k.id}`} text={`Yes, revoke ${k.hint}: calls with it stop at once`} />
         <button type="submit" class="secondary" aria-label={`Revoke ${k.hint}`}>
           Revoke
         </button>
@@ -65,9 +91,8 @@ const keyColumns = (canAct: boolean, parts: FormParts): Column<KeyRowView>[] => 
   { heading: 'Type', cell: (k) => k.type },
   { heading: 'Scopes', cell: (k) => k.scopes.join(', ') || '—' },
   { heading: 'Allowed addresses', cell: (k) => k.allowed_ips.join(', ') || '—' },
-  { heading: 'Status', cell: (k) => <span class="status">{k.status}</span> },
-  { heading: 'Created', cell: (k) => k.created_at },
-  { heading: 'Expires', cell: (k) => k.expires_at ?? '—' },
+  { heading: 'Status', cell: (k) => <KeyStatus k={k} /> },
+  { heading: 'Created', cell: (k) => <When t={k.created_at} />, time: true },
   { heading: 'Actions', cell: (k) => (canAct && k.status === 'active' ? <KeyActions k={k} parts={parts} /> : '') },
 ];
 
@@ -146,9 +171,9 @@ const endpointColumns = (canAct: boolean, parts: FormParts): Column<EndpointRowV
       </a>
     ),
   },
-  { heading: 'Status', cell: (e) => <span class="status">{e.status}</span> },
+  { heading: 'Status', cell: (e) => <Status status={e.status} /> },
   { heading: 'Events', cell: (e) => e.events.join(', ') || 'every type' },
-  { heading: 'Created', cell: (e) => e.created_at },
+  { heading: 'Created', cell: (e) => <When t={e.created_at} />, time: true },
   { heading: 'Actions', cell: (e) => (canAct ? <EndpointActions e={e} parts={parts} /> : '') },
 ];
 
@@ -229,11 +254,11 @@ const DELIVERY_COLUMNS: Column<DeliveryRowView>[] = [
       </>
     ),
   },
-  { heading: 'Status', cell: (d) => <span class="status">{d.status}</span> },
+  { heading: 'Status', cell: (d) => <Status status={d.status} /> },
   { heading: 'Attempts', cell: (d) => text(d.attempt_count) },
   { heading: 'Last answer', cell: (d) => (d.last_status_code === null ? text(d.last_error) : `HTTP ${d.last_status_code}`) },
-  { heading: 'Last attempt', cell: (d) => text(d.last_attempt_at) },
-  { heading: 'Created', cell: (d) => text(d.created_at) },
+  { heading: 'Last attempt', cell: (d) => <When t={d.last_attempt_at} />, time: true },
+  { heading: 'Created', cell: (d) => <When t={d.created_at} />, time: true },
 ];
 
 /** An endpoint's delivery log: its latest deliveries, each with its event, status and last answer. */
@@ -247,7 +272,7 @@ export function endpointDeliveriesPage(
     empty: 'No deliveries yet.',
     before: (
       <p>
-        Status: <span class="status">{log.endpoint.status}</span>. The latest 50 deliveries, newest first.
+        Status: <Status status={log.endpoint.status} />. The latest 50 deliveries, newest first.
       </p>
     ),
   });

@@ -3,8 +3,11 @@
 import type { BalanceEntry } from '../../balances/index.js';
 import type { PaymentIntent } from '../../payment-intents/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
-import { CsrfField, page, type Html, type PageContext } from './layout.js';
+import { methodWords, statusWords } from '../../../shared/display.js';
+import type { Volume } from '../payment-search.service.js';
+import { CsrfField, Money, page, Status, When, type Html, type PageContext } from './layout.js';
 import { Table, type Column } from './list-page.js';
+import { VolumeSection } from './volume-chart.js';
 
 /** The columns of a list of payments (the home page's latest and the payments page). */
 export const paymentColumns = (env: string): Column<PaymentIntent>[] => [
@@ -16,10 +19,11 @@ export const paymentColumns = (env: string): Column<PaymentIntent>[] => [
       </a>
     ),
   },
-  { heading: 'Amount', cell: (p) => `${p.currency} ${p.amount}` },
-  { heading: 'Status', cell: (p) => <span class="status">{p.status}</span> },
-  { heading: 'Reference', cell: (p) => p.merchant_reference ?? '' },
-  { heading: 'Created', cell: (p) => p.created_at },
+  { heading: 'Amount', cell: (p) => <Money amount={p.amount} unit={p.currency} /> },
+  { heading: 'Status', cell: (p) => <Status status={p.status} /> },
+  { heading: 'Method', cell: (p) => (p.payment_method ? methodWords(p.payment_method) : '—') },
+  { heading: 'Reference', cell: (p) => p.merchant_reference ?? '—' },
+  { heading: 'Created', cell: (p) => <When t={p.created_at} />, time: true },
 ];
 
 function Balances({ balances }: { balances: BalanceEntry[] }) {
@@ -31,9 +35,13 @@ function Balances({ balances }: { balances: BalanceEntry[] }) {
           <h3>{b.asset}</h3>
           <dl class="kv">
             <dt>Available</dt>
-            <dd>{b.available}</dd>
+            <dd>
+              <Money amount={b.available} unit={b.asset} />
+            </dd>
             <dt>Total</dt>
-            <dd>{b.total}</dd>
+            <dd>
+              <Money amount={b.total} unit={b.asset} />
+            </dd>
           </dl>
         </div>
       ))}
@@ -52,12 +60,13 @@ function LiveMethods({ methods }: { methods: string[] }) {
 
 export function homePage(
   ctx: PageContext,
-  data: { balances: BalanceEntry[]; payments: PaymentIntent[]; clock?: Html; prices?: Html; liveMethods?: string[] },
+  data: { balances: BalanceEntry[]; payments: PaymentIntent[]; volume?: Volume; clock?: Html; prices?: Html; liveMethods?: string[] },
 ): string {
   return page(
     ctx,
     'Home',
     <>
+      {data.volume ? <VolumeSection volume={data.volume} /> : null}
       <section aria-labelledby="h-balances">
         <h2 id="h-balances">Balances</h2>
         <Balances balances={data.balances} />
@@ -83,7 +92,7 @@ export function liveClosedPage(ctx: PageContext, status: string, reason: string 
     'Live payments',
     <div class="card">
       <p>
-        Live payments open once your business is verified. Verification status: <strong>{status.replace('_', ' ')}</strong>.
+        Live payments open once your business is verified. Verification status: <strong>{statusWords(status)}</strong>.
       </p>
       {reason ? <p>Why it was refused: {reason}</p> : null}
       <p>
@@ -99,7 +108,10 @@ export function clockForm(s: ConsoleSession, now: string): Html {
     <section class="card" aria-labelledby="h-clock">
       <h2 id="h-clock">Sandbox clock</h2>
       <p>
-        Sandbox time: <strong id="sandbox-now">{now}</strong>
+        Sandbox time:{' '}
+        <strong id="sandbox-now">
+          <When t={now} zone />
+        </strong>
       </p>
       <form method="post" action="/console/sandbox/clock?env=test">
         <CsrfField session={s} />

@@ -7,8 +7,10 @@
 // default (raw HTML needs the explicit, greppable `dangerouslySetInnerHTML`), so forgetting to escape
 // cannot happen, and because TypeScript checks each element's attributes and each component's props at
 // build time; no script is sent to the browser.
-import type { ComponentChildren, VNode } from 'preact';
+import { createContext, type ComponentChildren, type VNode } from 'preact';
+import { useContext } from 'preact/hooks';
 import { render } from 'preact-render-to-string';
+import { DEFAULT_TIME_ZONE, formatMoney, formatTime, statusWords } from '../../../shared/display.js';
 import type { ConsoleRole } from '../../../db/schema.js';
 import type { ConsoleSession } from '../console-auth.service.js';
 
@@ -29,6 +31,7 @@ const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }
   { path: '/console/events', label: 'Events' },
   { path: '/console/developers', label: 'Developers' },
   { path: '/console/verification', label: 'Business verification' },
+  { path: '/console/team', label: 'Team', roles: ['owner'] },
   { path: '/console/audit', label: 'Audit log', roles: ['owner'] },
   { path: '/console/account', label: 'Your account' },
 ];
@@ -42,7 +45,43 @@ export interface PageContext {
   /** The live side is reachable (the merchant is verified). */
   liveOpen?: boolean;
   merchantName?: string;
+  /** The merchant's IANA time zone: every time on the page is shown in it. */
+  timeZone?: string;
+  /** A message after an action (the page after the redirect shows it once). */
+  flash?: string;
 }
+
+/** The zone the page's times are shown in. */
+const Zone = createContext(DEFAULT_TIME_ZONE);
+
+/** A moment in the merchant's time zone ("27 Nov 2026, 09:31"), machine-readable in `datetime`; `zone` adds the zone's name. */
+export function When({ t, zone }: { t: number | string | null | undefined; zone?: boolean }) {
+  const tz = useContext(Zone);
+  if (t === null || t === undefined || t === '') return <>—</>;
+  const ms = typeof t === 'number' ? t : Date.parse(t);
+  if (!Number.isFinite(ms)) return <>{String(t)}</>;
+  return (
+    <>
+      <time datetime={new Date(ms).toISOString()}>{formatTime(ms, tz)}</time>
+      {zone ? <span class="tz"> {tz}</span> : null}
+    </>
+  );
+}
+
+/** The name of the page's time zone. */
+export function ZoneName() {
+  return <>{useContext(Zone)}</>;
+}
+
+/** Money with the currency's grouping and decimals ("KES 1,500.00"). */
+export const Money = ({ amount, unit }: { amount: string; unit: string }) => <span class="money">{formatMoney(amount, unit)}</span>;
+
+/** A status in words, with the raw status for machines. */
+export const Status = ({ status }: { status: string }) => (
+  <span class="status" data-status={status}>
+    {statusWords(status)}
+  </span>
+);
 
 /** The hidden field carrying the session's CSRF token, in every form that changes something. */
 export const CsrfField = ({ session }: { session: ConsoleSession }) => <input type="hidden" name="_csrf" value={session.csrf} />;
@@ -100,6 +139,7 @@ export function page(ctx: PageContext, title: string, body: Html): string {
         <meta name="robots" content="noindex" />
         <title>{`${title} · Cowrie console`}</title>
         <link rel="stylesheet" href={ctx.style} />
+        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
       </head>
       <body>
         <a class="skip" href="#main">
@@ -108,7 +148,12 @@ export function page(ctx: PageContext, title: string, body: Html): string {
         <Header ctx={ctx} />
         <main id="main">
           <h1>{title}</h1>
-          {body}
+          {ctx.flash ? (
+            <p class="notice" role="status" id="flash">
+              {ctx.flash}
+            </p>
+          ) : null}
+          <Zone.Provider value={ctx.timeZone ?? DEFAULT_TIME_ZONE}>{body}</Zone.Provider>
         </main>
       </body>
     </html>

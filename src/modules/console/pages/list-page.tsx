@@ -1,10 +1,11 @@
 // A page of records, newest first, as a table with keyset paging; and the cells its columns share.
-import { page, type Html, type PageContext } from './layout.js';
+import { page, ZoneName, type Html, type PageContext } from './layout.js';
 
-/** One column of a list page: its heading and how a record shows in it. */
+/** One column of a list page: its heading and how a record shows in it; `time` headings name the zone. */
 export interface Column<T> {
   heading: string;
   cell: (row: T) => Html;
+  time?: boolean;
 }
 
 /** An id in code type, or a dash. */
@@ -30,7 +31,15 @@ export function Table<T>({ label, rows, columns, caption }: { label: string; row
         <thead>
           <tr>
             {columns.map((c) => (
-              <th scope="col">{c.heading}</th>
+              <th scope="col">
+                {c.heading}
+                {c.time ? (
+                  <span class="tz">
+                    {' '}
+                    (<ZoneName />)
+                  </span>
+                ) : null}
+              </th>
             ))}
           </tr>
         </thead>

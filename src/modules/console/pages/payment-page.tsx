@@ -2,7 +2,8 @@
 // its events with their webhook deliveries and attempts, its pay attempts and its rails' attempts.
 import type { PaymentIntent } from '../../payment-intents/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
-import { CsrfField, Messages, page, type PageContext } from './layout.js';
+import { methodWords } from '../../../shared/display.js';
+import { CsrfField, Messages, Money, page, Status, When, type Html, type PageContext } from './layout.js';
 import { Table, type Column } from './list-page.js';
 
 export interface TimelineEvent {
@@ -83,7 +84,7 @@ function Delivery({ d }: { d: TimelineEvent['deliveries'][number] }) {
               {a.status_code === null ? '' : ` (HTTP ${a.status_code})`}
               {a.error ? ` — ${a.error}` : ''}{' '}
               <span class="hint">
-                {a.started_at}
+                <When t={a.started_at} />
                 {a.duration_ms === null ? '' : `, ${a.duration_ms} ms`}
               </span>
             </li>
@@ -103,7 +104,7 @@ function Timeline({ events }: { events: TimelineEvent[] }) {
           <p>
             <strong>{e.type}</strong>{' '}
             <span class="hint">
-              {e.created_at} · <code>{e.id}</code>
+              <When t={e.created_at} zone /> · <code>{e.id}</code>
             </span>
           </p>
           {e.deliveries.length === 0 ? (
@@ -122,16 +123,16 @@ function Timeline({ events }: { events: TimelineEvent[] }) {
 }
 
 const PAY_ATTEMPT_COLUMNS: Column<PayAttempt>[] = [
-  { heading: 'When', cell: (a) => new Date(Number(a.created_at)).toISOString() },
-  { heading: 'Method', cell: (a) => a.payment_method },
+  { heading: 'When', cell: (a) => <When t={Number(a.created_at)} />, time: true },
+  { heading: 'Method', cell: (a) => methodWords(a.payment_method) },
   { heading: 'Outcome', cell: (a) => a.outcome },
-  { heading: 'Amount', cell: (a) => `${a.amount} ${a.asset}` },
+  { heading: 'Amount', cell: (a) => <Money amount={a.amount} unit={a.asset} /> },
   { heading: 'Failure', cell: (a) => a.failure_code ?? '' },
 ];
 
 const RAIL_ATTEMPT_COLUMNS: Column<RailAttempt>[] = [
-  { heading: 'When', cell: (r) => new Date(r.created_at).toISOString() },
-  { heading: 'Method', cell: (r) => r.method },
+  { heading: 'When', cell: (r) => <When t={r.created_at} />, time: true },
+  { heading: 'Method', cell: (r) => methodWords(r.method) },
   { heading: 'State', cell: (r) => r.state },
   { heading: 'Failure', cell: (r) => r.failure_code ?? '' },
   { heading: 'Provider reference', cell: (r) => r.provider_reference ?? '' },
@@ -165,14 +166,57 @@ function PinRefundForm({ ctx, p, s }: { ctx: PageContext; p: PaymentIntent; s: C
   return (
     <section class="card" aria-labelledby="h-refund">
       <h2 id="h-refund">Refund this balance payment</h2>
+      <p>The customer gets all of it back at once. Check the amount: a refund cannot be undone.</p>
       <form method="post" action={`/console/payments/${p.id}/refund?env=${ctx.env ?? 'test'}`}>
         <CsrfField session={s} />
         <label for="refund-pin">Transaction PIN</label>
         <input id="refund-pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required />
+        <div class="confirm">
+          <input id="refund-confirm" name="confirm" type="checkbox" value="yes" required />
+          <label for="refund-confirm">
+            Yes, refund <Money amount={p.amount} unit={p.currency} /> to the customer
+          </label>
+        </div>
         <button type="submit">
-          Refund {p.currency} {p.amount}
+          Refund <Money amount={p.amount} unit={p.currency} />
         </button>
       </form>
+    </section>
+  );
+}
+
+/** The payment's chargeback: its state, reason, amount and times. */
+function Dispute({ p }: { p: PaymentIntent }) {
+  const d = p.dispute;
+  if (!d) return null;
+  const words: Record<string, string> = {
+    open: 'Open: the settlement is frozen until the provider decides.',
+    won: 'Won: the money stays yours.',
+    lost: 'Lost: the amount left your balance.',
+  };
+  return (
+    <section class="card" aria-labelledby="h-dispute" id="dispute">
+      <h2 id="h-dispute">Dispute</h2>
+      <dl class="kv">
+        <dt>Status</dt>
+        <dd>
+          <Status status={d.status} /> {words[d.status] ?? ''}
+        </dd>
+        <dt>Reason</dt>
+        <dd>{d.reason ?? '—'}</dd>
+        <dt>Amount</dt>
+        <dd>
+          <Money amount={d.amount} unit={d.currency} />
+        </dd>
+        <dt>Opened</dt>
+        <dd>
+          <When t={d.opened_at} zone />
+        </dd>
+        <dt>Closed</dt>
+        <dd>
+          <When t={d.closed_at} zone />
+        </dd>
+      </dl>
     </section>
   );
 }
@@ -180,21 +224,24 @@ function PinRefundForm({ ctx, p, s }: { ctx: PageContext; p: PaymentIntent; s: C
 export function paymentPage(ctx: PageContext, data: PaymentPageData): string {
   const p = data.payment;
   const s = ctx.session!;
-  const fields: Array<[string, string | null]> = [
-    ['Status', p.status],
-    ['Amount', `${p.currency} ${p.amount}`],
-    ['Pays', `${p.pay_amount} ${p.settlement_currency}`],
-    ['Received', `${p.amount_received} ${p.settlement_currency}`],
-    ['Method', p.payment_method],
+  const fields: Array<[string, Html]> = [
+    ['Status', <Status status={p.status} />],
+    ['Amount', <Money amount={p.amount} unit={p.currency} />],
+    ['Pays', <Money amount={p.pay_amount} unit={p.settlement_currency} />],
+    ['Received', <Money amount={p.amount_received} unit={p.settlement_currency} />],
+    ['Method', p.payment_method ? methodWords(p.payment_method) : null],
     ['Merchant reference', p.merchant_reference],
     ['Provider reference', p.provider_reference],
-    ['Created', p.created_at],
-    ['Expires', p.expires_at],
+    ['Created', <When t={p.created_at} zone />],
+    ['Expires', <When t={p.expires_at} zone />],
   ];
   return page(
     ctx,
-    `Payment ${p.id}`,
+    'Payment',
     <>
+      <p class="payment-id">
+        <code>{p.id}</code>
+      </p>
       <Messages notice={data.notice} error={data.error} />
       <div class="card">
         <dl class="kv">
@@ -206,6 +253,7 @@ export function paymentPage(ctx: PageContext, data: PaymentPageData): string {
           ))}
         </dl>
       </div>
+      <Dispute p={p} />
       {data.canPinRefund ? <PinRefundForm ctx={ctx} p={p} s={s} /> : null}
       {data.canDrive ? <DriverForm p={p} s={s} /> : null}
       <section aria-labelledby="h-timeline">

@@ -6,18 +6,18 @@ import type { Refund } from '../../refunds/index.js';
 import type { Settlement } from '../../settlements/index.js';
 import type { WebhookEvent } from '../../webhooks/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
-import { CsrfField, type Env, type Html } from './layout.js';
+import { CsrfField, Money, Status, When, type Env, type Html } from './layout.js';
 import { code, payLink, text, type Column } from './list-page.js';
 
 export const refundColumns = (env: Env, session?: ConsoleSession): Column<Refund>[] => [
   { heading: 'Refund', cell: (r) => code(r.id) },
   { heading: 'Payment', cell: (r) => payLink(env, r.payment_intent) },
-  { heading: 'Amount', cell: (r) => `${r.currency} ${r.amount}` },
+  { heading: 'Amount', cell: (r) => <Money amount={r.amount} unit={r.currency} /> },
   {
     heading: 'Status',
     cell: (r) => (
       <>
-        <span class="status">{r.status}</span>
+        <Status status={r.status} />
         {r.failure_reason ? (
           <>
             <br />
@@ -27,7 +27,7 @@ export const refundColumns = (env: Env, session?: ConsoleSession): Column<Refund
       </>
     ),
   },
-  { heading: 'Created', cell: (r) => text(r.created_at) },
+  { heading: 'Created', cell: (r) => <When t={r.created_at} />, time: true },
   ...(env === 'live' && session?.user.role === 'owner' ? [{ heading: 'Decision', cell: (r: Refund) => refundDecision(r, session) }] : []),
 ];
 
@@ -38,6 +38,12 @@ function refundDecision(r: Refund, session: ConsoleSession): Html {
     <>
       <form method="post" action={`/console/refunds/${r.id}/approve?env=live`}>
         <CsrfField session={session} />
+        <div class="confirm">
+          <input id={`approve-${r.id}`} name="confirm" type="checkbox" value="yes" required />
+          <label for={`approve-${r.id}`}>
+            Yes, send <Money amount={r.amount} unit={r.currency} /> back
+          </label>
+        </div>
         <button type="submit" aria-label={`Approve ${r.id}`}>
           Approve
         </button>
@@ -59,14 +65,10 @@ export const settlementColumns = (env: Env): Column<Settlement>[] => [
   { heading: 'Payment', cell: (r) => payLink(env, r.payment_intent) },
   {
     heading: 'Amount',
-    cell: (r) => (
-      <>
-        {text(r.amount)} {r.asset}
-      </>
-    ),
+    cell: (r) => (r.amount === null ? '—' : <Money amount={r.amount} unit={r.asset} />),
   },
-  { heading: 'Status', cell: (r) => <span class="status">{r.status}</span> },
-  { heading: 'Available', cell: (r) => text(r.available_at) },
+  { heading: 'Status', cell: (r) => <Status status={r.status} /> },
+  { heading: 'Available', cell: (r) => <When t={r.available_at} />, time: true },
 ];
 
 export const customerColumns = (): Column<Customer>[] => [
@@ -74,7 +76,7 @@ export const customerColumns = (): Column<Customer>[] => [
   { heading: 'Name', cell: (r) => text(r.name) },
   { heading: 'Email', cell: (r) => text(r.email) },
   { heading: 'Phone', cell: (r) => text(r.phone) },
-  { heading: 'Created', cell: (r) => text(r.created_at) },
+  { heading: 'Created', cell: (r) => <When t={r.created_at} />, time: true },
 ];
 
 /** A payment link with its QR code (a data: URL, '' when it has no URL). */
@@ -102,8 +104,11 @@ export const linkColumns = (): Column<LinkWithQr>[] => [
       </>
     ),
   },
-  { heading: 'Amount', cell: (r) => `${r.currency} ${r.amount === null ? 'set by the customer' : r.amount}` },
-  { heading: 'Status', cell: (r) => <span class="status">{r.status}</span> },
+  {
+    heading: 'Amount',
+    cell: (r) => (r.amount === null ? `${r.currency}, set by the customer` : <Money amount={r.amount} unit={r.currency} />),
+  },
+  { heading: 'Status', cell: (r) => <Status status={r.status} /> },
   { heading: 'QR code', cell: (r) => <img src={r.qr} alt={`QR code of ${r.title}`} width={120} height={120} /> },
 ];
 
@@ -136,7 +141,7 @@ export const eventColumns = (env: Env, session: ConsoleSession): Column<WebhookE
       </>
     ),
   },
-  { heading: 'Created', cell: (r) => text(r.created_at) },
+  { heading: 'Created', cell: (r) => <When t={r.created_at} />, time: true },
   {
     heading: 'Webhook deliveries',
     cell: (r) =>

@@ -27,7 +27,7 @@ export function loginPage(ctx: PageContext, opts: { error?: string; email?: stri
         <label for="code">Authentication code</label>
         <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" aria-describedby="code-hint" />
         <p class="hint" id="code-hint">
-          Only if you turned on two-step sign-in.
+          Only if you turned on two-step sign-in: the 6 digits your app shows, or one of your recovery codes.
         </p>
         <button type="submit">Sign in</button>
       </form>

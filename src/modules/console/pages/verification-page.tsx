@@ -1,4 +1,5 @@
 // Business verification (KYB): its status, and the owner's form submitting the business's details.
+import { statusWords } from '../../../shared/display.js';
 import { CsrfField, page, type PageContext } from './layout.js';
 
 const KYB_FIELDS: Array<[string, string, string]> = [
@@ -60,7 +61,7 @@ export function verificationPage(ctx: PageContext, v: Verification, opts: Verifi
           <dt>Status</dt>
           <dd>
             <span class="status" id="kyb-status">
-              {v.status.replace('_', ' ')}
+              {statusWords(v.status)}
             </span>
           </dd>
           {v.reason ? (

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../shared/errors.js';
 import { checkVerification, submitVerification, verificationOf } from '../../merchants/index.js';
 import { ConsoleError, type ConsoleSession } from '../console-auth.service.js';
-import { accountPage } from '../pages/account-page.js';
+import { accountPage, type AccountPageOptions } from '../pages/account-page.js';
 import { auditPage } from '../pages/audit-page.js';
 import { verificationPage } from '../pages/verification-page.js';
 import { CONSOLE_ROUTE, qrCode, type ConsoleKit, type Form } from './shared.routes.js';
@@ -51,17 +51,24 @@ async function showAudit(kit: ConsoleKit, request: FastifyRequest, reply: Fastif
 
 const DONE_NOTICES: Record<string, string> = {
   password: 'Your password is changed.',
-  totp_on: 'Two-step sign-in is on.',
+  totp_on: 'Two-step sign-in is on. Keep your recovery codes somewhere safe.',
   totp_off: 'Two-step sign-in is off.',
   pin: 'The transaction PIN is set.',
 };
 
+/** The account page as it is now (whether a PIN is set, recovery codes left), with what the action adds. */
+async function accountView(kit: ConsoleKit, request: FastifyRequest, session: ConsoleSession, opts: AccountPageOptions = {}) {
+  const [hasPin, recoveryLeft] = await Promise.all([
+    kit.deps.console.hasPin(session.user.merchantId),
+    kit.team.recoveryCodesLeft(session.user.id),
+  ]);
+  return accountPage(await kit.context(request, session, '/console/account'), { hasPin, recoveryLeft, ...opts });
+}
+
 async function showAccount(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
   const session = await kit.signedIn(request, reply);
   if (!session) return reply;
-  const notice = DONE_NOTICES[(request.query as { done?: string }).done ?? ''];
-  const hasPin = await kit.deps.console.hasPin(session.user.merchantId);
-  return kit.send(reply, 200, accountPage(await kit.context(request, session, '/console/account'), { notice, hasPin }));
+  return kit.send(reply, 200, await accountView(kit, request, session));
 }
 
 /** Answers the `done` of the account page's notice, or a page to show instead (the TOTP setup). */
@@ -74,10 +81,10 @@ async function runAccountAction(kit: ConsoleKit, act: AccountAction, request: Fa
   try {
     const done = await act(kit, a.session, a.form, request);
     if (typeof done !== 'string') return kit.send(reply, 200, done.page);
-    return reply.code(303).header('location', `/console/account?done=${done}`).send();
+    return kit.done(request, reply, '/console/account', DONE_NOTICES[done] ?? 'Done.');
   } catch (err) {
     if (!(err instanceof ConsoleError)) throw err;
-    return kit.send(reply, err.status, accountPage(await kit.context(request, a.session, '/console/account'), { error: err.message }));
+    return kit.send(reply, err.status, await accountView(kit, request, a.session, { error: err.message }));
   }
 }
 
@@ -89,12 +96,21 @@ const changePassword: AccountAction = async (kit, session, form, request) => {
 const startTotp: AccountAction = async (kit, session, _form, request) => {
   const setup = await kit.deps.console.startTotp(session);
   const qr = await (await qrCode()).toDataURL(setup.uri, { margin: 1, width: 180 });
-  return { page: accountPage(await kit.context(request, session, '/console/account'), { totpSetup: { ...setup, qr } }) };
+  return { page: await accountView(kit, request, session, { totpSetup: { ...setup, qr } }) };
 };
 
 const confirmTotp: AccountAction = async (kit, session, form, request) => {
-  await kit.deps.console.confirmTotp(session, form['code'] ?? '', request.ip);
-  return 'totp_on';
+  const codes = await kit.deps.console.confirmTotp(session, form['code'] ?? '', request.ip);
+  const on = { ...session, user: { ...session.user, totp: true } };
+  return { page: await accountView(kit, request, on, { notice: DONE_NOTICES['totp_on'], recoveryCodes: codes }) };
+};
+
+const newRecoveryCodes: AccountAction = async (kit, session, _form, request) => {
+  if (!session.user.totp) throw new ConsoleError(400, 'Turn on two-step sign-in first: recovery codes stand in for its codes.');
+  const codes = await kit.team.newRecoveryCodes(session, request.ip);
+  return {
+    page: await accountView(kit, request, session, { notice: 'New recovery codes: the old ones no longer work.', recoveryCodes: codes }),
+  };
 };
 
 const setPin: AccountAction = async (kit, session, form, request) => {
@@ -119,4 +135,5 @@ export function registerAccountRoutes(app: FastifyInstance, kit: ConsoleKit): vo
   action('/console/account/totp/confirm', confirmTotp);
   action('/console/account/pin', setPin);
   action('/console/account/totp/disable', disableTotp);
+  action('/console/account/recovery-codes', newRecoveryCodes);
 }

@@ -52,7 +52,7 @@ async function developers(
 async function showDevelopers(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
   const session = await kit.signedIn(request, reply);
   if (!session) return reply;
-  return developers(kit, request, reply, session, { notice: (request.query as { done?: string }).done });
+  return developers(kit, request, reply, session);
 }
 
 /** An endpoint's delivery log: its latest deliveries, each with its event, status and last answer. */
@@ -83,10 +83,7 @@ async function runAction(kit: ConsoleKit, act: DeveloperAction, request: Fastify
   try {
     const done = await act(kit, { ...a, scope, id: (request.params as { id?: string }).id, request });
     if (typeof done !== 'string') return developers(kit, request, reply, a.session, done);
-    return reply
-      .code(303)
-      .header('location', `/console/developers?env=${scope.environment}&done=${encodeURIComponent(done)}`)
-      .send();
+    return kit.done(request, reply, `/console/developers?env=${scope.environment}`, done);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return developers(kit, request, reply, a.session, { error: err.message, status: err.status });
@@ -123,8 +120,15 @@ const createApiKey: DeveloperAction = async (kit, { session, form, scope, reques
   return { shown: { label: `Your new ${type} key.`, secret: issued.key }, notice: 'Key created.' };
 };
 
-const revokeApiKey: DeveloperAction = async (kit, { session, id, request }) => {
+/** A revoke or delete needs its confirmation box ticked: without it nothing changes. */
+function confirmed(form: Form, what: string): void {
+  if (form['confirm'] !== 'yes')
+    throw new AppError('parameter_invalid', `Tick the box to confirm: ${what}. Nothing was changed.`, { param: 'confirm' });
+}
+
+const revokeApiKey: DeveloperAction = async (kit, { session, form, id, request }) => {
   const key = await ownKey(kit, session.user.merchantId, id);
+  confirmed(form, `revoke the key ending ${key.hint.slice(-4)}`);
   await revokeKey(kit.deps.db, kit.deps.clocks.base, key.id);
   await kit.audit(session, request, 'key.revoked', key.id, null);
   return 'Key revoked.';
@@ -157,8 +161,9 @@ const ENDPOINT_ACTIONS = {
 /** Pauses, resumes or deletes an endpoint. */
 const endpointAction =
   (action: keyof typeof ENDPOINT_ACTIONS): DeveloperAction =>
-  async (kit, { session, scope, id = '', request }) => {
+  async (kit, { session, form, scope, id = '', request }) => {
     const { run, done } = ENDPOINT_ACTIONS[action];
+    if (action === 'delete') confirmed(form, 'delete the endpoint');
     await run(kit, scope, id);
     await kit.audit(session, request, `webhook_endpoint.${done}`, id, null);
     return `Endpoint ${done}.`;

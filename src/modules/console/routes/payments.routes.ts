@@ -5,18 +5,39 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { liveMethodsOf } from '../../../config.js';
 import { isoTime } from '../../../shared/clock.js';
 import { AppError } from '../../../shared/errors.js';
-import { isIdOf } from '../../../shared/ids.js';
-import type { MerchantScope } from '../../../shared/scope.js';
 import { listBalances } from '../../balances/index.js';
-import type { IntentStatus, PaymentIntent } from '../../payment-intents/index.js';
+import type { PaymentIntent } from '../../payment-intents/index.js';
+import type { MerchantScope } from '../../../shared/scope.js';
 import { ConsoleError, type ConsoleSession } from '../console-auth.service.js';
+import { volume, type Volume } from '../payment-search.service.js';
 import * as repo from '../console.repo.js';
 import { clockForm, homePage } from '../pages/home-page.js';
 import { messagePage, type Html } from '../pages/layout.js';
 import { pricesSection } from '../pages/prices-section.js';
 import { paymentPage, type TimelineEvent } from '../pages/payment-page.js';
-import { paymentsPage, STATUS_FILTERS } from '../pages/payments-page.js';
 import { CONSOLE_ROUTE, type ConsoleKit } from './shared.routes.js';
+
+/**
+ * The home page's 30-day volume. A merchant with more than VOLUME_CACHE_FROM paid payments in the window
+ * sees it up to VOLUME_CACHE_MS old: at 100,000 paid payments a month the sum reads every one of them, and
+ * a page load need not; a smaller merchant always sees it as it is.
+ */
+const VOLUME_CACHE_MS = 30_000;
+const VOLUME_CACHE_FROM = 5_000;
+const volumes = new Map<string, { at: number; volume: Volume }>();
+async function paidVolumeCached(kit: ConsoleKit, scope: MerchantScope, timeZone: string): Promise<Volume> {
+  const now = kit.deps.clocks.base.nowMs();
+  const key = `${scope.merchantId}:${scope.environment}:${timeZone}`;
+  const hit = volumes.get(key);
+  if (hit && now - hit.at < VOLUME_CACHE_MS && now >= hit.at) return hit.volume;
+  const offset = scope.environment === 'test' ? await kit.deps.clocks.sandboxOffsetMs(scope.merchantId) : 0;
+  const v = await volume(kit.deps.db, scope, now + offset, timeZone);
+  if (v.currencies.reduce((n, c) => n + c.count, 0) >= VOLUME_CACHE_FROM) {
+    if (volumes.size > 10_000) volumes.clear();
+    volumes.set(key, { at: now, volume: v });
+  }
+  return v;
+}
 
 async function home(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
   const session = await kit.signedIn(request, reply);
@@ -37,43 +58,8 @@ async function home(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRepl
     nowMs: clocks.base.nowMs(),
   });
   const liveMethods = liveMethodsOf(kit.deps.config);
-  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, clock, prices, liveMethods }));
-}
-
-/** An id opens its payment; anything else is looked up as a merchant reference. */
-async function searchPayments(kit: ConsoleKit, scope: MerchantScope, search: string): Promise<PaymentIntent[]> {
-  if (isIdOf('payment_intent', search)) {
-    try {
-      return [await kit.deps.intents.get(scope, search)];
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return [];
-    }
-  }
-  const ids = await repo.intentIdsByReference(kit.deps.db, scope, search.slice(0, 255));
-  return Promise.all(ids.map((id) => kit.deps.intents.get(scope, id)));
-}
-
-async function payments(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
-  const session = await kit.signedIn(request, reply);
-  if (!session) return reply;
-  const at = await kit.envScope(request, reply, session, '/console/payments');
-  if (!at) return reply;
-  const q = request.query as { status?: string; q?: string; after?: string };
-  const status = q.status && STATUS_FILTERS.includes(q.status) ? q.status : undefined;
-  const search = (q.q ?? '').trim();
-  let found: PaymentIntent[] = [];
-  let next: string | undefined;
-  if (search) {
-    found = await searchPayments(kit, at.scope, search);
-    if (status) found = found.filter((p) => p.status === status);
-  } else {
-    const after = q.after && isIdOf('payment_intent', q.after) ? q.after : undefined;
-    const page = await kit.deps.intents.list(at.scope, { limit: 25, startingAfter: after, status: status as IntentStatus | undefined });
-    found = page.data;
-    if (page.has_more) next = page.data.at(-1)?.id;
-  }
-  return kit.send(reply, 200, paymentsPage(at.ctx, { payments: found, status, q: search, next }));
+  const volume = await paidVolumeCached(kit, at.scope, at.ctx.timeZone!);
+  return kit.send(reply, 200, homePage(at.ctx, { balances, payments: payments.data, volume, clock, prices, liveMethods }));
 }
 
 /** One payment's page, with a notice or an error (and its status) after an action on it. */
@@ -120,10 +106,7 @@ async function payment(kit: ConsoleKit, request: FastifyRequest, reply: FastifyR
   const session = await kit.signedIn(request, reply);
   if (!session) return reply;
   const id = (request.params as { id: string }).id;
-  const done = (request.query as { done?: string }).done;
-  const notice =
-    done === 'refunded' ? 'Refunded: the payment is refunded.' : done ? `Outcome applied: ${done.replace('_', ' ')}.` : undefined;
-  return paymentDetail(kit, request, reply, session, id, notice ? { notice } : {});
+  return paymentDetail(kit, request, reply, session, id);
 }
 
 /** A balance refund with the transaction PIN (owners only): the refund service's own rules, done at once. */
@@ -136,6 +119,9 @@ async function refundWithPin(kit: ConsoleKit, request: FastifyRequest, reply: Fa
   if (!at) return reply;
   const { scope } = at;
   try {
+    if (a.form['confirm'] !== 'yes') {
+      throw new ConsoleError(400, 'Tick the box to confirm the refund: nothing was refunded.');
+    }
     await kit.deps.console.checkPin(a.session, (a.form['pin'] ?? '').trim(), request.ip);
     const refund = await kit.deps.refunds.refundBalancePayment(scope, id);
     await kit.audit(a.session, request, 'refund.created', refund.id, { payment_intent: id, via: 'pin' });
@@ -143,15 +129,16 @@ async function refundWithPin(kit: ConsoleKit, request: FastifyRequest, reply: Fa
     if (!(err instanceof ConsoleError) && !(err instanceof AppError)) throw err;
     return paymentDetail(kit, request, reply, a.session, id, { error: err.message, status: err.status });
   }
-  return reply
-    .code(303)
-    .header('location', `/console/payments/${encodeURIComponent(id)}?env=${scope.environment}&done=refunded`)
-    .send();
+  return kit.done(
+    request,
+    reply,
+    `/console/payments/${encodeURIComponent(id)}?env=${scope.environment}`,
+    'Refunded: the customer has the money back.',
+  );
 }
 
 export function registerPaymentRoutes(app: FastifyInstance, kit: ConsoleKit): void {
   app.get('/console', CONSOLE_ROUTE, (request, reply) => home(kit, request, reply));
-  app.get('/console/payments', CONSOLE_ROUTE, (request, reply) => payments(kit, request, reply));
   app.get('/console/payments/:id', CONSOLE_ROUTE, (request, reply) => payment(kit, request, reply));
   app.post('/console/payments/:id/refund', CONSOLE_ROUTE, (request, reply) => refundWithPin(kit, request, reply));
 }

@@ -129,11 +129,16 @@ async function createLink(kit: ConsoleKit, request: FastifyRequest, reply: Fasti
       ...(amount ? { amount } : {}),
     });
     await kit.audit(a.session, request, 'payment_link.created', link.id, { url: link.url });
+    return kit.done(
+      request,
+      reply,
+      `/console/links?env=${scope.environment}`,
+      `Payment link “${link.title}” created: ${link.url ?? link.id}`,
+    );
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return kit.send(reply, err.status, messagePage(ctx, 'Payment link', err.message));
   }
-  return reply.code(303).header('location', `/console/links?env=${scope.environment}`).send();
 }
 
 async function resendEvent(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
@@ -147,11 +152,17 @@ async function resendEvent(kit: ConsoleKit, request: FastifyRequest, reply: Fast
   try {
     const out = await kit.deps.webhooks.resendEvent(scope, id);
     await kit.audit(a.session, request, 'event.resent', id, { deliveries: out.resent });
+    const n = Number(out.resent);
+    return kit.done(
+      request,
+      reply,
+      `/console/events?env=${scope.environment}`,
+      `Event ${id} sent again to ${n} webhook endpoint${n === 1 ? '' : 's'}.`,
+    );
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return kit.send(reply, err.status, messagePage(ctx, 'Events', err.message));
   }
-  return reply.code(303).header('location', `/console/events?env=${scope.environment}`).send();
 }
 
 /** An owner approves (sends through the payment's rail) or rejects (with a reason) a requested live refund. */
@@ -166,6 +177,8 @@ async function decideRefund(kit: ConsoleKit, request: FastifyRequest, reply: Fas
   const reason = String((request.body as { reason?: unknown } | undefined)?.reason ?? '').trim();
   try {
     const refund = await kit.deps.refunds.get(scope, id);
+    if (decision === 'approve' && (request.body as { confirm?: unknown } | undefined)?.confirm !== 'yes')
+      throw new AppError('parameter_invalid', 'Tick the box to confirm the refund: nothing was sent.', { param: 'confirm' });
     if (decision === 'reject' && (reason === '' || reason.length > 500))
       throw new AppError('parameter_invalid', 'Give the reason for rejecting this refund (at most 500 characters).', { param: 'reason' });
     if (decision === 'approve') await kit.deps.refundDecisions.approve(refund.id);
@@ -181,7 +194,8 @@ async function decideRefund(kit: ConsoleKit, request: FastifyRequest, reply: Fas
     if (!(err instanceof AppError)) throw err;
     return kit.send(reply, err.status, messagePage(ctx, 'Refunds', err.message));
   }
-  return reply.code(303).header('location', `/console/refunds?env=${scope.environment}`).send();
+  const words = decision === 'approve' ? 'approved: it is sent through the payment’s rail' : 'rejected';
+  return kit.done(request, reply, `/console/refunds?env=${scope.environment}`, `Refund ${id} ${words}.`);
 }
 
 async function showReports(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {

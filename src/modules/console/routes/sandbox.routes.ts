@@ -25,10 +25,12 @@ async function drivePayment(kit: ConsoleKit, request: FastifyRequest, reply: Fas
     if (!(err instanceof AppError)) throw err;
     return paymentDetail(kit, request, reply, a.session, id, { error: err.message, status: err.status });
   }
-  return reply
-    .code(303)
-    .header('location', `/console/payments/${encodeURIComponent(id)}?env=test&done=${outcome}`)
-    .send();
+  return kit.done(
+    request,
+    reply,
+    `/console/payments/${encodeURIComponent(id)}?env=test`,
+    `Outcome applied: ${outcome.replace(/_/g, ' ')}.`,
+  );
 }
 
 async function advanceClock(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
@@ -45,7 +47,7 @@ async function advanceClock(kit: ConsoleKit, request: FastifyRequest, reply: Fas
     if (!(err instanceof AppError)) throw err;
     return kit.send(reply, 400, messagePage(await kit.context(request, a.session, '/console'), 'Sandbox clock', err.message));
   }
-  return reply.code(303).header('location', '/console?env=test').send();
+  return kit.done(request, reply, '/console?env=test', `The sandbox clock moved forward ${text} seconds.`);
 }
 
 export function registerSandboxRoutes(app: FastifyInstance, kit: ConsoleKit): void {

@@ -3,6 +3,7 @@
 // its security headers, the session check (`signedIn`), the session-and-CSRF check of a form (`acting`),
 // the page context and the environment a page shows. Named *.routes.ts because it registers routes and
 // takes HTTP types (src/http/), which only route files may.
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkForm, FormRefused, formOf, formToken, sameOrigin, sendPage } from '../../../http/forms.js';
 import type { WindowLimiter } from '../../../http/rate-limit.js';
@@ -22,6 +23,7 @@ import type { Db } from '../../../db/transaction.js';
 import type { MerchantClocks } from '../../../shared/clock.js';
 import type { WebhookService } from '../../webhooks/index.js';
 import type { ConsoleAuth, ConsoleSession } from '../console-auth.service.js';
+import { ConsoleTeam } from '../team.service.js';
 import { liveClosedPage } from '../pages/home-page.js';
 import { messagePage, type Env, type PageContext } from '../pages/layout.js';
 
@@ -60,20 +62,46 @@ export type Form = Record<string, string>;
 /** qrcode, loaded on the first page that draws a code (payment links, TOTP setup). */
 export const qrCode = async () => (await import('qrcode')).default;
 
-/** Registers the console's stylesheet and its answer to a refused form; answers the kit its routes take. */
+const FAVICON = readFileSync(new URL('../../../../public/console/favicon.svg', import.meta.url));
+
+/** Registers the console's stylesheet and the favicon (every listener's /favicon.ico); answers the kit its routes take. */
 export function consoleKit(app: FastifyInstance, deps: ConsoleRouteDeps): ConsoleKit {
   const files = serveAssets(app, 'console', '/console/assets', ['console.css']);
-  const kit = new ConsoleKit(app, deps, files['console.css']!);
-  return kit;
+  // An SVG: browsers take an icon by its type, whatever its name says.
+  app.get('/favicon.ico', { config: { access: 'public' }, schema: { hide: true } }, (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').type('image/svg+xml').send(FAVICON),
+  );
+  return new ConsoleKit(app, deps, files['console.css']!);
 }
 
+const FLASH_COOKIE = 'cowrie_flash';
+
 export class ConsoleKit {
+  /** The owner's team, time zone and recovery codes. */
+  readonly team: ConsoleTeam;
+  /** The message a request's page shows once (read from the flash cookie when signed in). */
+  private readonly flashes = new WeakMap<FastifyRequest, string>();
+
   constructor(
     private readonly app: FastifyInstance,
     readonly deps: ConsoleRouteDeps,
     /** The stylesheet's address. */
     readonly style: string,
-  ) {}
+  ) {
+    this.team = new ConsoleTeam({ db: deps.db, clock: deps.clocks.base, auth: deps.console });
+  }
+
+  /** After an action: 303 to `location`, whose page then says `message` once. */
+  done(request: FastifyRequest, reply: FastifyReply, location: string, message: string) {
+    reply.setCookie(FLASH_COOKIE, message.slice(0, 300), {
+      path: '/console',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: request.protocol === 'https',
+      maxAge: 60,
+    });
+    return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+  }
 
   /** Sends a page with the console's security headers; never cached. */
   send(reply: FastifyReply, status: number, html: string) {
@@ -84,11 +112,24 @@ export class ConsoleKit {
   async context(request: FastifyRequest, session: ConsoleSession | null, path: string, withEnv = false): Promise<PageContext> {
     const style = this.style;
     if (!session) return { style, session, path };
-    const merchant = await findMerchant(this.deps.db, session.user.merchantId);
+    const [merchant, timeZone] = await Promise.all([
+      findMerchant(this.deps.db, session.user.merchantId),
+      this.team.timeZone(session.user.merchantId),
+    ]);
+    const flash = this.flashes.get(request);
     const liveOpen = merchant?.kyb_status === 'verified';
     const asked = (request.query as { env?: string } | undefined)?.env;
     const env: Env = asked === 'live' || asked === 'test' ? asked : liveOpen ? 'live' : 'test';
-    return { style, session, path, merchantName: merchant?.name, liveOpen, ...(withEnv ? { env } : {}) };
+    return {
+      style,
+      session,
+      path,
+      merchantName: merchant?.name,
+      liveOpen,
+      timeZone,
+      ...(flash ? { flash } : {}),
+      ...(withEnv ? { env } : {}),
+    };
   }
 
   /**
@@ -100,6 +141,11 @@ export class ConsoleKit {
     if (!session) {
       await reply.code(303).header('location', '/console/login').header('cache-control', 'no-store').send();
       return null;
+    }
+    const flash = request.cookies[FLASH_COOKIE];
+    if (flash) {
+      this.flashes.set(request, flash);
+      reply.clearCookie(FLASH_COOKIE, { path: '/console' });
     }
     return { ...session, csrf: formToken(request, reply, session.csrf) };
   }

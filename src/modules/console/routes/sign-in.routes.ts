@@ -1,7 +1,8 @@
 // Signing in and out: the session behind an HttpOnly SameSite=Lax cookie (Secure over https, as a trusted
 // proxy says), and the per-address budget of sign-in attempts, spent before any password is checked.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clearSessionCookie, formOf, setSessionCookie } from '../../../http/forms.js';
+import { clearSessionCookie, formOf, formToken, setSessionCookie } from '../../../http/forms.js';
+import { messagePage } from '../pages/layout.js';
 import { ConsoleError } from '../console-auth.service.js';
 import { loginPage } from '../pages/sign-in-page.js';
 import { CONSOLE_ROUTE, SESSION_COOKIE, type ConsoleKit } from './shared.routes.js';
@@ -44,7 +45,17 @@ async function logout(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRe
   return reply.code(303).header('location', '/console/login').send();
 }
 
+/** Any other console address: an HTML page saying so (signed in or not), not the API's JSON error. */
+async function notFound(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
+  const session = await kit.deps.console.session(request.cookies[SESSION_COOKIE]);
+  const ctx = session
+    ? await kit.context(request, { ...session, csrf: formToken(request, reply, session.csrf) }, '')
+    : { style: kit.style, session: null, path: '' };
+  return kit.send(reply, 404, messagePage(ctx, 'Page not found', 'There is no console page at this address.'));
+}
+
 export function registerSignInRoutes(app: FastifyInstance, kit: ConsoleKit): void {
+  app.route({ method: ['GET', 'POST'], url: '/console/*', ...CONSOLE_ROUTE, handler: (request, reply) => notFound(kit, request, reply) });
   app.get('/console/login', CONSOLE_ROUTE, (request, reply) => showLogin(kit, request, reply));
   app.post('/console/login', CONSOLE_ROUTE, (request, reply) => login(kit, request, reply));
   app.post('/console/logout', CONSOLE_ROUTE, (request, reply) => logout(kit, request, reply));
