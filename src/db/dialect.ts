@@ -160,3 +160,11 @@ export function startsWith(engine: Engine, column: string, prefix: string): RawB
   const escaped = prefix.replace(/[*?[]/g, (c) => `[${c}]`);
   return sql<SqlBool>`${sql.ref(column)} glob ${`${escaped}*`}`;
 }
+
+/** A text field of a JSON object stored as text (`column`), in the same form for a query and an index on it. */
+export function jsonTextField(engine: Engine, column: string, field: string): RawBuilder<string | null> {
+  if (!/^[a-z_]+$/.test(field)) throw new Error(`jsonTextField: bad field ${field}`);
+  return engine === 'postgres'
+    ? sql<string | null>`(${sql.ref(column)}::jsonb ->> ${sql.lit(field)})`
+    : sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${field}`)})`;
+}

@@ -1,11 +1,11 @@
 // The console for the shop owner: the merchant's time zone (an IANA name; days and times in the console
 // are the merchant's), the console users' single-use recovery codes (SHA-256 of each, deleted when used),
 // and the indexes the payment search and the home page's volume read at 100,000 payments: an intent's
-// customer and exact amount, a customer by email or phone, the id and reference prefixes (PostgreSQL
+// customer's email and phone (kept in its JSON) and exact amount, the id and reference prefixes (PostgreSQL
 // needs pattern-ordered indexes for a prefix LIKE; SQLite's GLOB uses the ordinary ones), the method, and
 // paid payments by time with their currency and amount.
-import { type Kysely } from 'kysely';
-import { bigintType, engineOf, prefixIndexColumn } from '../dialect.js';
+import { sql, type Kysely } from 'kysely';
+import { bigintType, engineOf, jsonTextField, prefixIndexColumn } from '../dialect.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const engine = engineOf(db);
@@ -21,12 +21,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('console_recovery_codes_pk', ['user_id', 'code_hash'])
     .execute();
   const index = (name: string, table: string, columns: string[]) => db.schema.createIndex(name).on(table).columns(columns).execute();
-  await index('payment_intents_customer', 'payment_intents', ['merchant_id', 'environment', 'customer', 'created_at']);
+  // The intent keeps its customer as JSON ({id?, email, phone}): its email and phone are indexed as text.
+  for (const field of ['email', 'phone']) {
+    await db.schema
+      .createIndex(`payment_intents_customer_${field}`)
+      .on('payment_intents')
+      .expression(sql`merchant_id, environment, ${jsonTextField(engine, 'customer', field)}`)
+      .execute();
+  }
   await index('payment_intents_amount', 'payment_intents', ['merchant_id', 'environment', 'amount', 'created_at']);
   await index('payment_intents_method', 'payment_intents', ['merchant_id', 'environment', 'payment_method', 'created_at', 'id']);
   await index('payment_intents_volume', 'payment_intents', ['merchant_id', 'environment', 'paid_at', 'status', 'currency', 'amount']);
-  await index('customers_email', 'customers', ['merchant_id', 'environment', 'email']);
-  await index('customers_phone', 'customers', ['merchant_id', 'environment', 'phone']);
   const prefixed = prefixIndexColumn(engine);
   if (prefixed) {
     await db.schema.createIndex('payment_intents_id_prefix').on('payment_intents').expression(prefixed('id')).execute();
@@ -42,12 +47,11 @@ export async function down(db: Kysely<any>): Promise<void> {
   for (const name of [
     'payment_intents_reference_prefix',
     'payment_intents_id_prefix',
-    'customers_phone',
-    'customers_email',
+    'payment_intents_customer_phone',
+    'payment_intents_customer_email',
     'payment_intents_volume',
     'payment_intents_method',
     'payment_intents_amount',
-    'payment_intents_customer',
   ]) {
     await db.schema.dropIndex(name).ifExists().execute();
   }
