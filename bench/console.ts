@@ -22,6 +22,9 @@ function startServer(databaseUrl: string, port: number): Promise<Started> {
   return startProcess([...SERVER, 'serve'], env, (out) => /Cowrie is running/.test(out), 60_000);
 }
 
+/** A day relative to today (YYYY-MM-DD in the console's default zone, Africa/Nairobi). */
+const day = (offset: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Nairobi' }).format(Date.now() + offset * 86_400_000);
+
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 async function benchEngine(engine: string, databaseUrl: string, port: number): Promise<void> {
@@ -52,6 +55,17 @@ async function benchEngine(engine: string, databaseUrl: string, port: number): P
       '/console/payments?env=test',
       '/console/payments?env=test&status=paid',
       '/console/payments?env=test&q=order-50000%2C%20%22bench%22',
+      // The shop owner's search box and filters: a reference prefix, a customer's email and phone, an exact
+      // amount (every payment has it), method and status, a range of days, and the CSV of a narrow filter.
+      '/console/payments?env=test&q=order-5',
+      '/console/payments?env=test&q=c50000%40bench.example',
+      '/console/payments?env=test&q=%2B254700050000',
+      '/console/payments?env=test&q=1%2C500',
+      '/console/payments?env=test&method=card&status=paid',
+      `/console/payments?env=test&from=${day(-12)}&to=${day(-8)}`,
+      `/console/payments?env=test&from=${day(-12)}&to=${day(-8)}&q=order-9`,
+      '/console/payments/export.csv?env=test&q=order-5000',
+      '/console/team',
       `/console/payments/${someId}?env=test`,
       '/console/settlements?env=test',
       '/console/refunds?env=test',

@@ -97,7 +97,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, { t
     const verified = await s.call('test', 'GET', '/auth/verify', { key: shown });
     expect(verified.json).toMatchObject({ key_type: 'restricted', scopes: ['payments:read'] });
     await checked(page, 'developers');
-    for (const name of ['Refunds', 'Payouts', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events']) {
+    for (const name of ['Refunds', 'Payouts', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events', 'Team']) {
       await page.getByRole('link', { name, exact: true }).click();
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(name);
       await checked(page, name.toLowerCase().replace(' ', '-'));
@@ -143,24 +143,63 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, { t
     await page.goto(s.url('test', `/console/payments/${pi.json.id}?env=test`));
     await checked(page, 'payment-refund');
     await page.getByLabel('Transaction PIN').fill('246810');
+    // The refund asks for its confirmation: without the box ticked the browser does not send it.
+    await page.getByRole('button', { name: /^Refund USD 20\.00$/ }).click();
+    expect((await api('GET', `/payment-intents/${pi.json.id}`)).json.status).toBe('paid');
+    await page.getByLabel(/^Yes, refund USD 20\.00/).check();
     await page.getByRole('button', { name: /^Refund USD 20\.00$/ }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('Refunded');
     expect((await api('GET', `/payment-intents/${pi.json.id}`)).json.status).toBe('refunded');
     await page.close();
   });
 
-  it('works at phone width: no sideways scroll, axe clean', async () => {
+  it('works at phone width on every page: tables as cards, no sideways scroll, axe clean', async () => {
     const page = await browser.context.newPage();
     await page.setViewportSize(PHONE);
     for (const [path, name] of [
       ['/console', 'home-phone'],
+      ['/console/payments?env=test', 'payments-phone'],
+      [`/console/payments/${intentId}?env=test`, 'payment-phone'],
+      ['/console/refunds?env=test', 'refunds-phone'],
+      ['/console/payouts?env=test', 'payouts-phone'],
+      ['/console/settlements?env=test', 'settlements-phone'],
+      ['/console/links?env=test', 'payment-links-phone'],
+      ['/console/customers?env=test', 'customers-phone'],
+      ['/console/reports?env=test', 'reports-phone'],
+      ['/console/events?env=test', 'events-phone'],
+      ['/console/developers?env=test', 'developers-phone'],
       ['/console/verification', 'verification-phone'],
+      ['/console/audit', 'audit-phone'],
+      ['/console/account', 'account-phone'],
+      ['/console/team', 'team-phone'],
+      ['/console/nope', 'not-found-phone'],
     ] as const) {
       await page.goto(s.url('test', path));
       const wide = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
       expect(wide, path).toBeLessThanOrEqual(PHONE.width);
       await checked(page, name);
     }
+    // The payments list is a stack of cards, each cell named by its column.
+    await page.goto(s.url('test', '/console/payments?env=test'));
+    const display = await page
+      .locator('.table-wrap td')
+      .first()
+      .evaluate((td) => (globalThis as any).getComputedStyle(td).display);
+    expect(display).toBe('grid');
+    await page.close();
+  });
+
+  it('the home page shows the 30-day volume as money and a chart; the payments filter narrows the list', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(s.url('test', '/console?env=test'));
+    await expect(page.locator('#volume-KES .total').textContent()).resolves.toBe('KES 1,500.00');
+    await expect(page.getByRole('img', { name: /^KES paid per day/ }).isVisible()).resolves.toBe(true);
+    await page.getByRole('link', { name: 'Payments' }).click();
+    await page.getByLabel('Search').fill('order-7');
+    await page.getByLabel('Status').selectOption('paid');
+    await page.getByRole('button', { name: 'Show payments' }).click();
+    await expect(page.getByRole('link', { name: intentId }).isVisible()).resolves.toBe(true);
+    await checked(page, 'payments-filtered');
     await page.close();
   });
 });
