@@ -1,7 +1,7 @@
 // The console's payment search and the home page's volume: the SQL over payment intents (and their
 // customers) that the owner's filters need, each condition served by an index (migration 0023) so that a
 // page stays fast at 100,000 payments on both engines.
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { engineOf, jsonTextField, keysetBefore, startsWith } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { Q } from '../../db/transaction.js';
@@ -25,19 +25,21 @@ export interface PaymentFilter {
 
 type IntentQuery = SelectQueryBuilder<DB, 'payment_intents', object>;
 
-/** The search box's conditions, OR-ed: any reading of the text that matches. */
-function searchCondition(db: Q, s: NonNullable<PaymentFilter['search']>) {
+/**
+ * The search box's readings, each alone: one query per reading lets each engine use that reading's index
+ * (an OR of them, under ORDER BY created_at, is planned as a scan of every payment).
+ */
+function readings(db: Q, s: NonNullable<PaymentFilter['search']>) {
   const engine = engineOf(db);
-  return (eb: ExpressionBuilder<DB, 'payment_intents'>) => {
-    const any = [];
-    if (s.idPrefix) any.push(startsWith(engine, 'payment_intents.id', s.idPrefix));
-    if (s.referencePrefix) any.push(startsWith(engine, 'payment_intents.merchant_reference', s.referencePrefix));
-    // The intent's customer (JSON: a stored customer's id, email and phone, or inline ones).
-    if (s.email?.length) any.push(eb(jsonTextField(engine, 'customer', 'email'), 'in', s.email));
-    if (s.phone?.length) any.push(eb(jsonTextField(engine, 'customer', 'phone'), 'in', s.phone));
-    if (s.amounts?.length) any.push(eb('payment_intents.amount', 'in', s.amounts));
-    return any.length === 0 ? sql<boolean>`1 = 0` : eb.or(any);
-  };
+  type Where = (eb: ExpressionBuilder<DB, 'payment_intents'>) => Expression<SqlBool>;
+  const out: Where[] = [];
+  if (s.idPrefix) out.push(() => startsWith(engine, 'payment_intents.id', s.idPrefix!));
+  if (s.referencePrefix) out.push(() => startsWith(engine, 'payment_intents.merchant_reference', s.referencePrefix!));
+  // The intent's customer (JSON: a stored customer's id, email and phone, or inline ones).
+  if (s.email?.length) out.push((eb) => eb(jsonTextField(engine, 'customer', 'email'), 'in', s.email!));
+  if (s.phone?.length) out.push((eb) => eb(jsonTextField(engine, 'customer', 'phone'), 'in', s.phone!));
+  if (s.amounts?.length) out.push((eb) => eb('payment_intents.amount', 'in', s.amounts!));
+  return out;
 }
 
 function filtered(db: Q, scope: MerchantScope, f: PaymentFilter): IntentQuery {
@@ -49,52 +51,75 @@ function filtered(db: Q, scope: MerchantScope, f: PaymentFilter): IntentQuery {
   if (f.method) q = q.where('payment_intents.payment_method', '=', f.method);
   if (f.from !== undefined) q = q.where('payment_intents.created_at', '>=', f.from);
   if (f.to !== undefined) q = q.where('payment_intents.created_at', '<', f.to);
-  if (f.search) q = q.where(searchCondition(db, f.search));
   return q;
 }
 
-/** Ids of the filtered payments, newest first, `limit + 1` of them after the keyset cursor. */
-export async function filteredIntentIds(
+type Cursor = { created_at: number; id: string } | null;
+
+/** The filter's queries: one per reading of the search box (none matches nothing), or the filter alone. */
+function queries(db: Q, scope: MerchantScope, f: PaymentFilter): IntentQuery[] {
+  const base = filtered(db, scope, f);
+  if (!f.search) return [base];
+  return readings(db, f.search).map((where) => base.where(where));
+}
+
+/** Runs each query for `limit` rows after the cursor, newest first, and merges them (a row once). */
+async function merged<R extends { id: string; created_at: number }>(
   db: Q,
-  scope: MerchantScope,
-  f: PaymentFilter,
-  cursor: { created_at: number; id: string } | null,
+  qs: IntentQuery[],
+  select: (q: IntentQuery) => SelectQueryBuilder<DB, 'payment_intents', R>,
+  cursor: Cursor,
   limit: number,
-): Promise<string[]> {
-  let q = filtered(db, scope, f).select(['payment_intents.id']);
-  if (cursor)
-    q = q.where(keysetBefore(engineOf(db), 'payment_intents.created_at', 'payment_intents.id', cursor.created_at, cursor.id) as never);
-  const rows = await q
-    .orderBy('payment_intents.created_at', 'desc')
-    .orderBy('payment_intents.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+): Promise<R[]> {
+  const engine = engineOf(db);
+  const pages = await Promise.all(
+    qs.map((q) => {
+      let sq = select(q);
+      if (cursor)
+        sq = sq.where(keysetBefore(engine, 'payment_intents.created_at', 'payment_intents.id', cursor.created_at, cursor.id) as never);
+      return sq.orderBy('payment_intents.created_at', 'desc').orderBy('payment_intents.id', 'desc').limit(limit).execute();
+    }),
+  );
+  const seen = new Map<string, R>();
+  for (const row of pages.flat()) seen.set(row.id, row);
+  return [...seen.values()]
+    .sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, limit);
+}
+
+/** Ids of the filtered payments, newest first, `limit + 1` of them after the keyset cursor. */
+export async function filteredIntentIds(db: Q, scope: MerchantScope, f: PaymentFilter, cursor: Cursor, limit: number): Promise<string[]> {
+  const rows = await merged(
+    db,
+    queries(db, scope, f),
+    (q) => q.select(['payment_intents.id', 'payment_intents.created_at']),
+    cursor,
+    limit + 1,
+  );
   return rows.map((r) => r.id);
 }
 
 /** The CSV's rows of the filtered payments, newest first, `limit` after the cursor. */
-export async function filteredIntentRows(
-  db: Q,
-  scope: MerchantScope,
-  f: PaymentFilter,
-  cursor: { created_at: number; id: string } | null,
-  limit: number,
-) {
-  let q = filtered(db, scope, f).select([
-    'payment_intents.id',
-    'payment_intents.created_at',
-    'payment_intents.paid_at',
-    'payment_intents.status',
-    'payment_intents.amount',
-    'payment_intents.currency',
-    'payment_intents.settlement_currency',
-    'payment_intents.pay_amount',
-    'payment_intents.payment_method',
-    'payment_intents.merchant_reference',
-  ]);
-  if (cursor)
-    q = q.where(keysetBefore(engineOf(db), 'payment_intents.created_at', 'payment_intents.id', cursor.created_at, cursor.id) as never);
-  return q.orderBy('payment_intents.created_at', 'desc').orderBy('payment_intents.id', 'desc').limit(limit).execute();
+export async function filteredIntentRows(db: Q, scope: MerchantScope, f: PaymentFilter, cursor: Cursor, limit: number) {
+  return merged(
+    db,
+    queries(db, scope, f),
+    (q) =>
+      q.select([
+        'payment_intents.id',
+        'payment_intents.created_at',
+        'payment_intents.paid_at',
+        'payment_intents.status',
+        'payment_intents.amount',
+        'payment_intents.currency',
+        'payment_intents.settlement_currency',
+        'payment_intents.pay_amount',
+        'payment_intents.payment_method',
+        'payment_intents.merchant_reference',
+      ]),
+    cursor,
+    limit,
+  );
 }
 
 /** When an intent of the scope was created (a keyset cursor), or undefined. */

@@ -2,7 +2,7 @@
 // sees them with their states in words; in the sandbox a developer or owner can fail one (the test driver).
 import type { Payout } from '../../payouts/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
-import { CsrfField, Messages, type Env, type PageContext } from './layout.js';
+import { CsrfField, Messages, Money, When, type Env, type PageContext } from './layout.js';
 import { code, listPage, text, type Column } from './list-page.js';
 
 const STATUS_WORDS: Record<Payout['status'], string> = {
@@ -41,14 +41,16 @@ function FailButton({ payout, session }: { payout: Payout; session: ConsoleSessi
 function columns(env: Env, s: ConsoleSession, canFail: boolean): Column<Payout>[] {
   return [
     { heading: 'Payout', cell: (p) => code(p.id) },
-    { heading: 'Amount', cell: (p) => `${p.amount} ${p.asset}` },
+    { heading: 'Amount', cell: (p) => <Money amount={p.amount} unit={p.asset} /> },
     { heading: 'Network', cell: (p) => p.network },
     { heading: 'To', cell: (p) => code(p.address) },
     {
       heading: 'Status',
       cell: (p) => (
         <>
-          <span class="status">{STATUS_WORDS[p.status]}</span>
+          <span class="status" data-status={p.status}>
+            {STATUS_WORDS[p.status]}
+          </span>
           {p.failure_reason ? (
             <>
               <br />
@@ -59,7 +61,7 @@ function columns(env: Env, s: ConsoleSession, canFail: boolean): Column<Payout>[
       ),
     },
     { heading: 'Transaction', cell: (p) => code(p.tx_hash) },
-    { heading: 'Created', cell: (p) => text(p.created_at) },
+    { heading: 'Created', cell: (p) => <When t={p.created_at} />, time: true },
     ...(env === 'test' && canFail ? [{ heading: 'Test driver', cell: (p: Payout) => <FailButton payout={p} session={s} /> }] : []),
   ];
 }
