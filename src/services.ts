@@ -12,6 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -86,6 +87,9 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
+  // Payer accounts need no configuration: live intents settling in USDT or USDC offer the balance.
+  const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
+  rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
@@ -125,6 +129,9 @@ export async function buildServices(
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    payerAuth,
+    payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),

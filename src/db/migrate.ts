@@ -24,6 +24,7 @@ import { sealWebhookSecrets } from './migrations/0018-webhook-secrets-sealed.js'
 import * as m0019 from './migrations/0019-card-refunds-disputes.js';
 import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint.js';
 import * as m0022 from './migrations/0022-mpesa-reversals.js';
+import * as m0025 from './migrations/0025-payers.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -54,6 +55,7 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0019-card-refunds-disputes': m0019,
   '0020-webhook-deliveries-pending-by-endpoint': m0020,
   '0022-mpesa-reversals': m0022,
+  '0025-payers': m0025,
 });
 
 class StaticProvider implements MigrationProvider {

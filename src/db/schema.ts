@@ -17,6 +17,7 @@ import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, Wa
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
 import type { AuditLogTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
+import type { PayerAuditTable, PayerLedgerEntriesTable, PayerSessionsTable, PayersTable } from './tables/payers.js';
 import type {
   CheckoutSecretsTable,
   IdempotencyKeysTable,
@@ -32,6 +33,7 @@ export * from './tables/wallet-and-chain.js';
 export * from './tables/events-and-webhooks.js';
 export * from './tables/money.js';
 export * from './tables/console.js';
+export * from './tables/payers.js';
 export * from './tables/system.js';
 
 /** The database, a transaction on it, or either (a read, or a write that needs no transaction of its own). */
@@ -71,4 +73,8 @@ export interface DB {
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
+  payers: PayersTable;
+  payer_sessions: PayerSessionsTable;
+  payer_ledger_entries: PayerLedgerEntriesTable;
+  payer_audit: PayerAuditTable;
 }
