@@ -87,9 +87,9 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
-  // Payer accounts need no configuration: live intents settling in USDT or USDC offer the balance.
+  // Payer accounts (on unless COWRIE_PAYER_ACCOUNTS=off): live intents settling in USDT or USDC offer the balance.
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
-  rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
+  if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
