@@ -26,6 +26,9 @@ import {
 } from '../console/index.js';
 import * as repo from './payers.repo.js';
 
+/** The wallet's session cookie: its own name (not the console's), on the whole origin so the checkout sees it. */
+export const WALLET_COOKIE = 'cowrie_wallet';
+
 export interface PayerIdentity {
   id: string;
   environment: Environment;
