@@ -15,6 +15,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { balanceRoutes } from './modules/balances/balances.routes.js';
 import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
+import { walletRoutes } from './modules/payers/wallet.routes.js';
 import { mpesaCallbackRoutes } from './modules/rails/mpesa/mpesa.routes.js';
 import { paystackRoutes } from './modules/rails/card/paystack.routes.js';
 import { paypalRoutes } from './modules/rails/paypal/paypal.routes.js';
@@ -111,6 +112,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   await app.register(docsRoutes);
   await app.register(checkoutRoutes, { deps });
   await app.register(consoleRoutes, { deps });
+  await app.register(walletRoutes, { deps: { ...deps, liveOn: deps.config.payerAccounts } });
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
   await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
   await app.register(paypalRoutes, { rail: deps.paypal, webhooks: deps.paypalWebhooks });
