@@ -75,7 +75,7 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     const intent = await getLive(pi.id);
     expect(intent.last_payment_error).toMatchObject({ code: 'insufficient_funds', payment_method: 'service_balance' });
     expect(await balanceOf(payerId)).toBe('1.000000');
-    const status = await (await fetch(s.url('live', `${new URL(pi.checkout_url).pathname}/status`))).json();
+    const status = (await (await fetch(s.url('live', `${new URL(pi.checkout_url).pathname}/status`))).json()) as { detail: string };
     expect(status.detail).toContain('not enough money');
     await adjust(s, payerId, '20');
     expect((await client.payFromBalance(pi.checkout_url, PAYER_PIN)).json.status).toBe('paid');

@@ -10,6 +10,7 @@ import { registerDepositCommands } from './commands/deposits.js';
 import { registerDeveloperCommands } from './commands/developer.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
+import { registerPayerCommands } from './commands/payers.js';
 import { registerRefundCommands } from './commands/refunds.js';
 import { registerSecretsCommands } from './commands/secrets.js';
 import { registerServeAndMigrate } from './commands/serve-and-migrate.js';
@@ -35,6 +36,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerRefundCommands(program, cli);
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
+  registerPayerCommands(program, cli);
   registerDeveloperCommands(program, cli);
   registerSecretsCommands(program, cli);
 
