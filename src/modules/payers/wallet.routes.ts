@@ -1,18 +1,30 @@
 // The wallet's HTTP: pages at /wallet on each origin (payers of that origin's environment), plain forms
-// posted back with a CSRF token, then a redirect. Before sign-in (sign-up and sign-in forms) the token is a
-// random value in a SameSite=Strict cookie and in the form (double submit); once signed in it is the
-// session's own. The session is a random token in an HttpOnly SameSite=Lax cookie of its own name
-// (cowrie_wallet, Path=/ so that the checkout sees it too), Secure over https; sign-in attempts are limited
-// per client address as the console's are. A form without the right token answers 403 and changes nothing.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// posted back with a CSRF token, then a redirect. Cookies, form bodies and CSRF tokens are the HTML areas'
+// own (src/http/forms.ts, as the console's): once signed in, a form's token is made from the session's
+// server-side secret; before sign-in (the sign-up and sign-in forms) from a random secret in a
+// SameSite=Strict cookie of the wallet's path. The session is a random token in an HttpOnly SameSite=Lax
+// cookie of its own name (cowrie_wallet, Path=/ so that the checkout sees it), Secure over https; sign-in
+// and sign-up attempts are limited per client address as the console's sign-ins are. A form without a
+// valid token, or from another origin, answers 403 and changes nothing.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  FormRefused,
+  acceptForms,
+  checkForm,
+  clearSessionCookie,
+  formOf,
+  formToken,
+  sameOrigin,
+  sendPage,
+  setSessionCookie,
+} from '../../http/forms.js';
 import type { WindowLimiter } from '../../http/rate-limit.js';
 import { serveAssets } from '../../http/static-assets.js';
-import type { Environment } from '../../shared/scope.js';
 import { ConsoleError } from '../console/index.js';
 import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.service.js';
 import type { PayerAccounts } from './payers.service.js';
-import { signInPage, signUpPage, walletHomePage, walletPage, esc, type WalletContext } from './wallet-pages.js';
+import { signInPage, signUpPage, walletHomePage, walletPage, type WalletContext } from './wallet-pages.js';
 
 export interface WalletRouteDeps {
   payerAuth: PayerAuth;
@@ -23,23 +35,9 @@ export interface WalletRouteDeps {
 }
 
 const ROUTE = { config: { access: 'public' as const }, schema: { hide: true } };
+/** The secret of the forms shown before sign-in. */
 const FORM_COOKIE = 'cowrie_wallet_form';
 type Form = Record<string, string>;
-
-function cookieOf(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
-}
-
-function same(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined || a.length === 0) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** Where to go after signing in: only back to a checkout of this origin. */
 function returnOf(value: unknown): string | null {
@@ -50,61 +48,51 @@ const field = (form: Form, name: string) => (typeof form[name] === 'string' ? fo
 
 class WalletKit {
   constructor(
+    private readonly app: FastifyInstance,
     readonly deps: WalletRouteDeps,
     readonly style: string,
   ) {}
-
-  secure(request: FastifyRequest): string {
-    return request.protocol === 'https' ? '; Secure' : '';
-  }
-
-  env(request: FastifyRequest): Environment {
-    return request.environment;
-  }
 
   ctx(request: FastifyRequest, session: PayerSession | null): WalletContext {
     return { style: this.style, session, sandbox: request.environment === 'test' };
   }
 
   send(reply: FastifyReply, status: number, html: string) {
-    return reply
-      .code(status)
-      .header(
-        'content-security-policy',
-        "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-      )
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'same-origin')
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return sendPage(reply, status, html);
   }
 
-  session(request: FastifyRequest): Promise<PayerSession | null> {
-    return this.deps.payerAuth.session(request.environment, cookieOf(request, WALLET_COOKIE));
+  /** The signed-in session with a new token for the page's forms, or null. */
+  async session(request: FastifyRequest, reply: FastifyReply): Promise<PayerSession | null> {
+    const session = await this.deps.payerAuth.session(request.environment, request.cookies[WALLET_COOKIE]);
+    return session ? { ...session, csrf: formToken(request, reply, session.csrf) } : null;
   }
 
-  /** The pre-session form token: the one in the visitor's cookie, or a new one set now. */
-  formToken(request: FastifyRequest, reply: FastifyReply): string {
-    const existing = cookieOf(request, FORM_COOKIE);
-    const token = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : randomBytes(24).toString('base64url');
-    reply.header('set-cookie', `${FORM_COOKIE}=${token}; Path=/wallet; HttpOnly; SameSite=Strict${this.secure(request)}`);
-    return token;
+  /** A token for the forms shown before sign-in, from the secret in the visitor's cookie (set now when new). */
+  preSessionToken(request: FastifyRequest, reply: FastifyReply): string {
+    const existing = request.cookies[FORM_COOKIE];
+    const secret = existing && /^[A-Za-z0-9_-]{32}$/.test(existing) ? existing : randomBytes(24).toString('base64url');
+    reply.setCookie(FORM_COOKIE, secret, { path: '/wallet', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' });
+    return formToken(request, reply, secret);
   }
 
-  /** The form came from our own page: its token matches (`expected`), and its Origin, when sent, is ours. */
-  ownForm(request: FastifyRequest, form: Form, expected: string | undefined): boolean {
-    const origin = request.headers.origin;
-    return same(expected, field(form, '_csrf')) && (origin === undefined || origin === `${request.protocol}://${request.headers.host ?? ''}`);
+  /** The form came from our own page: a valid token of `secret`, and an Origin (when sent) of our own. */
+  async ownForm(request: FastifyRequest, secret: string | undefined): Promise<boolean> {
+    try {
+      if (!sameOrigin(request)) throw new FormRefused('origin');
+      await checkForm(this.app, request, secret);
+      return true;
+    } catch (err) {
+      if (!(err instanceof FormRefused)) throw err;
+      return false;
+    }
   }
 
-  async forbidden(request: FastifyRequest, reply: FastifyReply, session: PayerSession | null) {
+  forbidden(request: FastifyRequest, reply: FastifyReply) {
     return this.send(
       reply,
       403,
       walletPage(
-        this.ctx(request, session),
+        this.ctx(request, null),
         'Form expired',
         '<div class="card"><p role="alert">This form has expired or did not come from the wallet; nothing was changed. Reload the page and try again.</p><p><a href="/wallet">Back to your wallet</a></p></div>',
       ),
@@ -112,17 +100,13 @@ class WalletKit {
   }
 
   signedInAt(reply: FastifyReply, request: FastifyRequest, token: string, ret: string | null) {
-    return reply
-      .code(303)
-      .header('set-cookie', `${WALLET_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax${this.secure(request)}`)
-      .header('location', ret ?? '/wallet')
-      .header('cache-control', 'no-store')
-      .send();
+    setSessionCookie(request, reply, WALLET_COOKIE, token, '/');
+    return reply.code(303).header('location', ret ?? '/wallet').header('cache-control', 'no-store').send();
   }
 }
 
 async function home(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
-  const session = await kit.session(request);
+  const session = await kit.session(request, reply);
   if (!session) return reply.code(303).header('location', '/wallet/login').header('cache-control', 'no-store').send();
   const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
   return kit.send(reply, 200, walletHomePage({ ...kit.ctx(request, session), session }, wallet));
@@ -130,18 +114,20 @@ async function home(kit: WalletKit, request: FastifyRequest, reply: FastifyReply
 
 async function showForm(kit: WalletKit, request: FastifyRequest, reply: FastifyReply, which: 'signup' | 'login') {
   const ret = returnOf((request.query as Record<string, unknown>)['return']);
-  if (await kit.session(request)) return reply.code(303).header('location', ret ?? '/wallet').send();
-  const csrf = kit.formToken(request, reply);
+  if (await kit.deps.payerAuth.session(request.environment, request.cookies[WALLET_COOKIE])) {
+    return reply.code(303).header('location', ret ?? '/wallet').send();
+  }
+  const csrf = kit.preSessionToken(request, reply);
   const ctx = kit.ctx(request, null);
   return kit.send(reply, 200, which === 'signup' ? signUpPage(ctx, { csrf, ret }) : signInPage(ctx, { csrf, ret }));
 }
 
 async function submitForm(kit: WalletKit, request: FastifyRequest, reply: FastifyReply, which: 'signup' | 'login') {
-  const form = (request.body ?? {}) as Form;
-  if (!kit.ownForm(request, form, cookieOf(request, FORM_COOKIE))) return kit.forbidden(request, reply, null);
+  const form = formOf(request);
+  if (!(await kit.ownForm(request, request.cookies[FORM_COOKIE]))) return kit.forbidden(request, reply);
   const ret = returnOf(form['return']);
   const email = field(form, 'email');
-  const csrf = field(form, '_csrf');
+  const csrf = kit.preSessionToken(request, reply);
   const refused = (status: number, error: string) => {
     const ctx = kit.ctx(request, null);
     return kit.send(reply, status, which === 'signup' ? signUpPage(ctx, { csrf, ret, error, email }) : signInPage(ctx, { csrf, ret, error, email }));
@@ -152,7 +138,7 @@ async function submitForm(kit: WalletKit, request: FastifyRequest, reply: Fastif
     return refused(429, `Too many attempts from your address; try again in ${rate.resetSeconds} seconds.`);
   }
   try {
-    const input = { environment: kit.env(request), email, password: field(form, 'password'), ip: request.ip };
+    const input = { environment: request.environment, email, password: field(form, 'password'), ip: request.ip };
     const { token } =
       which === 'signup'
         ? await kit.deps.payerAuth.signUp({ ...input, pin: field(form, 'pin').trim() })
@@ -165,29 +151,23 @@ async function submitForm(kit: WalletKit, request: FastifyRequest, reply: Fastif
 }
 
 async function logout(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
-  const session = await kit.session(request);
+  const session = await kit.deps.payerAuth.session(request.environment, request.cookies[WALLET_COOKIE]);
   if (!session) return reply.code(303).header('location', '/wallet/login').send();
-  if (!kit.ownForm(request, (request.body ?? {}) as Form, session.csrf)) return kit.forbidden(request, reply, session);
+  if (!(await kit.ownForm(request, session.csrf))) return kit.forbidden(request, reply);
   await kit.deps.payerAuth.logout(session, request.ip);
-  return reply
-    .code(303)
-    .header('set-cookie', `${WALLET_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${kit.secure(request)}`)
-    .header('location', '/wallet/login')
-    .send();
+  clearSessionCookie(request, reply, WALLET_COOKIE, '/');
+  return reply.code(303).header('location', '/wallet/login').send();
 }
 
 export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRouteDeps }): Promise<void> {
   // The console's stylesheet, served again under the wallet's own path.
+  await acceptForms(app);
   const files = serveAssets(app, 'console', '/wallet/assets', ['console.css']);
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
-    const params = new URLSearchParams(body as string);
-    done(null, Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.get(k) ?? ''])));
-  });
-  const kit = new WalletKit(opts.deps, files['console.css']!);
+  const kit = new WalletKit(app, opts.deps, files['console.css']!);
   // Live payer accounts switched off: the live wallet is not there.
   app.addHook('onRequest', async (request, reply) => {
     if (request.environment === 'live' && !opts.deps.liveOn) {
-      await kit.send(reply, 404, walletPage(kit.ctx(request, null), 'Not found', `<p>${esc('There is no wallet here.')}</p>`));
+      await kit.send(reply, 404, walletPage(kit.ctx(request, null), 'Not found', '<p>There is no wallet here.</p>'));
     }
   });
   app.get('/wallet', ROUTE, (request, reply) => home(kit, request, reply));
