@@ -87,9 +87,8 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
-  // Payer accounts (on unless COWRIE_PAYER_ACCOUNTS=off): live intents settling in USDT or USDC offer the balance.
-  const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
-  if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
+  const payers = payerAccounts(config, payments, database, clocks);
+  if (payers.balanceRail) rails.register('live', payers.balanceRail);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
@@ -129,9 +128,9 @@ export async function buildServices(
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
-    payerAuth,
-    payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
-    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+    payerAuth: payers.payerAuth,
+    payerAccounts: payers.payerAccounts,
+    walletLogins: payers.walletLogins,
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
@@ -155,6 +154,21 @@ function referencePrices(
   if (config.rates.source === 'file') return { rates: loadRateTable(config.rates.file), book: null, ratesRefresher: null };
   const book = new RateBook({ db, clock, maxAgeMs: config.rates.maxAgeMs, logger });
   return { rates: book, book, ratesRefresher: new RateRefresher({ db, book, clock, logger, urls: config.rates.urls }) };
+}
+
+/**
+ * Payer accounts: their sign-in and PINs, the operator's view, the wallet's sign-in budget per address, and
+ * (unless COWRIE_PAYER_ACCOUNTS=off) the live balance rail, offered on intents settling in USDT or USDC.
+ */
+function payerAccounts(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks) {
+  const db = database.db;
+  const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
+  return {
+    payerAuth,
+    payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+    balanceRail: config.payerAccounts ? new BalanceRail(payments, { db, clocks, auth: payerAuth }) : null,
+  };
 }
 
 /** The live M-Pesa rail, through Daraja. */

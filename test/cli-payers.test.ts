@@ -34,17 +34,37 @@ describe(`cowrie payers (${ENGINE})`, () => {
     ]);
     expect((await ok<any>('payers', 'list', '--json')).data.length).toBe(2);
 
-    const adjusted = await ok<any>('payers', 'adjust', payerId, '--amount', '30', '--asset', 'usdt', '--reason', 'bank transfer 123', '--json');
+    const adjusted = await ok<any>(
+      'payers',
+      'adjust',
+      payerId,
+      '--amount',
+      '30',
+      '--asset',
+      'usdt',
+      '--reason',
+      'bank transfer 123',
+      '--json',
+    );
     expect(adjusted.movement).toMatch(/^lmv_/);
     expect(adjusted.payer.balances[0]).toEqual({ asset: 'USDT', amount: '30.000000' });
-    expect(adjusted.payer.movements[0]).toMatchObject({ kind: 'adjustment', amount: '30.000000', asset: 'USDT', reason: 'bank transfer 123' });
+    expect(adjusted.payer.movements[0]).toMatchObject({
+      kind: 'adjustment',
+      amount: '30.000000',
+      asset: 'USDT',
+      reason: 'bank transfer 123',
+    });
     const overdraw = await fails('payers', 'adjust', payerId, '--amount', '-30.5', '--asset', 'USDT', '--reason', 'oops', '--json');
     expect(overdraw.code).toBe('insufficient_balance');
-    expect((await fails('payers', 'adjust', payerId, '--amount', '1', '--asset', 'BTC', '--reason', 'x', '--json')).code).toBe('parameter_invalid');
+    expect((await fails('payers', 'adjust', payerId, '--amount', '1', '--asset', 'BTC', '--reason', 'x', '--json')).code).toBe(
+      'parameter_invalid',
+    );
     expect((await fails('payers', 'adjust', payerId, '--amount', '1.1234567', '--asset', 'USDT', '--reason', 'x', '--json')).code).toBe(
       'parameter_invalid',
     );
-    expect((await fails('payers', 'adjust', payerId, '--amount', '0', '--asset', 'USDT', '--reason', 'x', '--json')).code).toBe('parameter_invalid');
+    expect((await fails('payers', 'adjust', payerId, '--amount', '0', '--asset', 'USDT', '--reason', 'x', '--json')).code).toBe(
+      'parameter_invalid',
+    );
     expect((await fails('payers', 'show', 'pyr_nothing', '--json')).code).toBe('resource_missing');
     const down = await ok<any>('payers', 'adjust', payerId, '--amount', '-5', '--asset', 'USDT', '--reason', 'correction', '--json');
     expect(down.payer.balances[0].amount).toBe('25.000000');
@@ -62,9 +82,16 @@ describe(`cowrie payers (${ENGINE})`, () => {
     const human = await cli('payers', 'show', payerId);
     expect(human.code).toBe(0);
     expect(human.out).toContain('ops@payers.example');
-    const audit = await s.running.database.db.selectFrom('payer_audit').select(['action', 'actor']).where('payer_id', '=', payerId).execute();
-    expect(audit.filter((a) => a.actor === 'operator').map((a) => a.action).sort()).toEqual(
-      ['payer.adjusted', 'payer.adjusted', 'payer.suspended', 'payer.unsuspended'].sort(),
-    );
+    const audit = await s.running.database.db
+      .selectFrom('payer_audit')
+      .select(['action', 'actor'])
+      .where('payer_id', '=', payerId)
+      .execute();
+    expect(
+      audit
+        .filter((a) => a.actor === 'operator')
+        .map((a) => a.action)
+        .sort(),
+    ).toEqual(['payer.adjusted', 'payer.adjusted', 'payer.suspended', 'payer.unsuspended'].sort());
   });
 });

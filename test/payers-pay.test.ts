@@ -98,7 +98,12 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     clock.advance(15 * 60_000 + 1000);
     expect((await client.payFromBalance(b.checkout_url, PAYER_PIN)).json.status).toBe('paid');
     expect((await getLive(b.id)).status).toBe('paid');
-    const audit = await db().selectFrom('payer_audit').select('action').where('payer_id', '=', payerId).where('action', '=', 'pin.failed').execute();
+    const audit = await db()
+      .selectFrom('payer_audit')
+      .select('action')
+      .where('payer_id', '=', payerId)
+      .where('action', '=', 'pin.failed')
+      .execute();
     expect(audit.length).toBe(5);
   });
 
@@ -125,7 +130,10 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     const pi = await liveIntent();
     await client.payFromBalance(pi.checkout_url, PAYER_PIN);
     const after = await balanceOf(payerId);
-    const refund = await s.running.services.refunds.refundBalancePayment({ merchantId: s.merchant.merchant.id, environment: 'live' }, pi.id);
+    const refund = await s.running.services.refunds.refundBalancePayment(
+      { merchantId: s.merchant.merchant.id, environment: 'live' },
+      pi.id,
+    );
     expect(refund.status).toBe('succeeded');
     expect((await getLive(pi.id)).status).toBe('refunded');
     expect(await balanceOf(payerId)).toBe(new Decimal(after).plus(refund.asset_amount).toFixed(6));

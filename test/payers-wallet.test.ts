@@ -34,7 +34,11 @@ describe(`the wallet's pages (${ENGINE})`, () => {
     expect(cookie).toMatch(/Path=\//);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
-    const row = await s.running.database.db.selectFrom('payers').selectAll().where('email', '=', 'new.payer@example.com').executeTakeFirstOrThrow();
+    const row = await s.running.database.db
+      .selectFrom('payers')
+      .selectAll()
+      .where('email', '=', 'new.payer@example.com')
+      .executeTakeFirstOrThrow();
     expect(row.id).toMatch(/^pyr_/);
     expect(row.environment).toBe('live');
     expect(row.pin_hash).not.toContain('135790');

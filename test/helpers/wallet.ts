@@ -32,7 +32,12 @@ export class WalletClient {
     return [this.formCookie, this.session].filter(Boolean).join('; ');
   }
 
-  async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>, extra: Record<string, string> = {}): Promise<WalletResponse> {
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    form?: Record<string, string>,
+    extra: Record<string, string> = {},
+  ): Promise<WalletResponse> {
     const headers: Record<string, string> = { 'x-forwarded-for': this.ip, ...extra };
     if (this.cookie) headers['cookie'] = this.cookie;
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -99,7 +104,12 @@ export async function signedUpPayer(s: TestServer, email: string, env: 'live' | 
   const r = await client.signUp(email);
   expect(r.status, r.html).toBe(303);
   expect(client.session).not.toBe('');
-  const row = await s.running.database.db.selectFrom('payers').selectAll().where('email', '=', email).where('environment', '=', env).executeTakeFirstOrThrow();
+  const row = await s.running.database.db
+    .selectFrom('payers')
+    .selectAll()
+    .where('email', '=', email)
+    .where('environment', '=', env)
+    .executeTakeFirstOrThrow();
   return { client, payerId: row.id };
 }
 

@@ -18,7 +18,9 @@ function describePayer(p: Shown): string {
     `  balances: ${(p.balances ?? []).map((b) => `${b.amount} ${b.asset}`).join(', ')}`,
   ];
   for (const m of p.movements) {
-    lines.push(`  ${m.created_at}  ${m.kind.padEnd(10)} ${m.amount} ${m.asset}${m.payment_intent ? `  ${m.payment_intent}` : ''}${m.reason ? `  (${m.reason})` : ''}`);
+    lines.push(
+      `  ${m.created_at}  ${m.kind.padEnd(10)} ${m.amount} ${m.asset}${m.payment_intent ? `  ${m.payment_intent}` : ''}${m.reason ? `  (${m.reason})` : ''}`,
+    );
   }
   return lines.join('\n');
 }
@@ -53,7 +55,10 @@ export function registerPayerCommands(program: Command, cli: CliSession): void {
         list.length === 0
           ? 'No payers.'
           : list
-              .map((p) => `${p.id}  ${p.email}  ${p.livemode ? 'live' : 'sandbox'}  ${p.status}  ${(p.balances ?? []).map((b) => `${b.amount} ${b.asset}`).join(', ')}`)
+              .map(
+                (p) =>
+                  `${p.id}  ${p.email}  ${p.livemode ? 'live' : 'sandbox'}  ${p.status}  ${(p.balances ?? []).map((b) => `${b.amount} ${b.asset}`).join(', ')}`,
+              )
               .join('\n'),
       );
     });
@@ -86,7 +91,13 @@ export function registerPayerCommands(program: Command, cli: CliSession): void {
     .requiredOption('--reason <text>', 'why, kept with the movement and in the audit trail')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt & { amount: string; asset: string; reason: string }) => {
-      const done = await cli.withServices((s) => s.payerAccounts.adjust(id, { amount: opts.amount, asset: opts.asset, reason: opts.reason }));
-      cli.emit(opts, done, `Adjusted ${id} by ${opts.amount} ${opts.asset.toUpperCase()} (${done.movement}).\n${describePayer(done.payer)}`);
+      const done = await cli.withServices((s) =>
+        s.payerAccounts.adjust(id, { amount: opts.amount, asset: opts.asset, reason: opts.reason }),
+      );
+      cli.emit(
+        opts,
+        done,
+        `Adjusted ${id} by ${opts.amount} ${opts.asset.toUpperCase()} (${done.movement}).\n${describePayer(done.payer)}`,
+      );
     });
 }

@@ -13,7 +13,14 @@ import { newId } from '../../shared/ids.js';
 import { Decimal } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { PAYER_ASSETS, payerBalances, postPayerMovement, type PayerAsset } from '../ledger/index.js';
-import { IntentMoveConflict, type PaymentRail, type RefundRequest, RefundResult, StartPaymentRequest, StartPaymentResult } from '../payment-intents/index.js';
+import {
+  IntentMoveConflict,
+  type PaymentRail,
+  type RefundRequest,
+  type RefundResult,
+  type StartPaymentRequest,
+  type StartPaymentResult,
+} from '../payment-intents/index.js';
 import type { PaymentService } from '../payments/index.js';
 import { insertRailPayment } from '../rails/index.js';
 import type { PayerAuth } from './payer-auth.service.js';

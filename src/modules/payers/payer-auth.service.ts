@@ -148,7 +148,13 @@ export class PayerAuth {
   private async openSession(payer: PayerRow, ip: string): Promise<{ token: string; session: PayerSession }> {
     const now = this.now();
     const token = randomBytes(32).toString('base64url');
-    const session = { id: sha256(token), payer_id: payer.id, csrf: randomBytes(24).toString('base64url'), created_at: now, expires_at: now + SESSION_IDLE_MS };
+    const session = {
+      id: sha256(token),
+      payer_id: payer.id,
+      csrf: randomBytes(24).toString('base64url'),
+      created_at: now,
+      expires_at: now + SESSION_IDLE_MS,
+    };
     await repo.insertSession(this.deps.db, session);
     await this.audit(payer.id, payer.email, 'login', null, ip);
     return { token, session: { id: session.id, csrf: session.csrf, payer: identity(payer) } };
@@ -169,7 +175,8 @@ export class PayerAuth {
     }
     const payer = await repo.findPayer(this.deps.db, row.payer_id);
     if (!payer || payer.environment !== environment) return null;
-    if (Number(row.expires_at) - now < SESSION_IDLE_MS - 60_000) await repo.touchSession(this.deps.db, row.session_id, now + SESSION_IDLE_MS);
+    if (Number(row.expires_at) - now < SESSION_IDLE_MS - 60_000)
+      await repo.touchSession(this.deps.db, row.session_id, now + SESSION_IDLE_MS);
     return { id: row.session_id, csrf: row.csrf, payer: identity(payer) };
   }
 
@@ -188,13 +195,21 @@ export class PayerAuth {
     if (!payer) return { ok: false, locked: false, message: 'No such payer account.' };
     if (payer.pin_locked_until !== null && Number(payer.pin_locked_until) > now) {
       const minutes = Math.ceil((Number(payer.pin_locked_until) - now) / 60_000);
-      return { ok: false, locked: true, message: `Paying is locked after ${LOCK_AFTER_FAILURES} wrong PINs; try again in ${minutes} minutes.` };
+      return {
+        ok: false,
+        locked: true,
+        message: `Paying is locked after ${LOCK_AFTER_FAILURES} wrong PINs; try again in ${minutes} minutes.`,
+      };
     }
     if (!/^[0-9]{6}$/.test(pin) || !(await verifySecret(pin, payer.pin_hash))) {
       const failed = await repo.countPinFailure(this.deps.db, payerId, LOCK_AFTER_FAILURES, now + LOCK_MS);
       await this.audit(payerId, payer.email, 'pin.failed', { attempt: failed }, ip);
       return failed >= LOCK_AFTER_FAILURES
-        ? { ok: false, locked: false, message: `The PIN is not right. Paying is now locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong PINs.` }
+        ? {
+            ok: false,
+            locked: false,
+            message: `The PIN is not right. Paying is now locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong PINs.`,
+          }
         : { ok: false, locked: false, message: 'The PIN is not right.' };
     }
     if (Number(payer.pin_failures) > 0) await repo.resetPinFailures(this.deps.db, payerId);

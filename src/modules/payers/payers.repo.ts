@@ -41,7 +41,9 @@ export async function countFailedLogin(db: Q, id: string, lockAfter: number, loc
     .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1), updated_at: now }))
     .where('id', '=', id)
     .execute();
-  const failed = Number((await db.selectFrom('payers').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow()).failed_logins);
+  const failed = Number(
+    (await db.selectFrom('payers').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow()).failed_logins,
+  );
   if (failed >= lockAfter) await db.updateTable('payers').set({ locked_until: lockUntil, failed_logins: 0 }).where('id', '=', id).execute();
   return failed;
 }
@@ -58,7 +60,8 @@ export async function countPinFailure(db: Q, id: string, lockAfter: number, lock
     .where('id', '=', id)
     .execute();
   const failed = Number((await db.selectFrom('payers').select('pin_failures').where('id', '=', id).executeTakeFirstOrThrow()).pin_failures);
-  if (failed >= lockAfter) await db.updateTable('payers').set({ pin_failures: 0, pin_locked_until: lockUntil }).where('id', '=', id).execute();
+  if (failed >= lockAfter)
+    await db.updateTable('payers').set({ pin_failures: 0, pin_locked_until: lockUntil }).where('id', '=', id).execute();
   return failed;
 }
 

@@ -22,9 +22,7 @@ export function payerView(row: PayerRow, balances?: Record<PayerAsset, Decimal>)
     livemode: row.environment === 'live',
     totp: row.totp_secret !== null,
     created_at: new Date(Number(row.created_at)).toISOString(),
-    ...(balances
-      ? { balances: PAYER_ASSETS.map((asset) => ({ asset, amount: formatAmount(balances[asset], asset) })) }
-      : {}),
+    ...(balances ? { balances: PAYER_ASSETS.map((asset) => ({ asset, amount: formatAmount(balances[asset], asset) })) } : {}),
   };
 }
 
@@ -98,7 +96,9 @@ export class PayerAccounts {
   async adjust(id: string, input: { amount: string; asset: string; reason: string }) {
     const asset = requirePayerAsset(input.asset);
     if (!/^-?[0-9]{1,15}(\.[0-9]{1,6})?$/.test(input.amount)) {
-      throw new AppError('parameter_invalid', 'Invalid amount: a signed decimal with at most 6 decimals, e.g. 25.5 or -3.', { param: 'amount' });
+      throw new AppError('parameter_invalid', 'Invalid amount: a signed decimal with at most 6 decimals, e.g. 25.5 or -3.', {
+        param: 'amount',
+      });
     }
     const amount = new Decimal(input.amount);
     if (amount.isZero()) throw new AppError('parameter_invalid', 'Invalid amount: it must not be zero.', { param: 'amount' });
@@ -117,7 +117,15 @@ export class PayerAccounts {
           'insufficient_balance',
         );
       }
-      return postPayerMovement(tx, { payerId: payer.id, environment: payer.environment, asset, kind: 'adjustment', amount, at: now, reason });
+      return postPayerMovement(tx, {
+        payerId: payer.id,
+        environment: payer.environment,
+        asset,
+        kind: 'adjustment',
+        amount,
+        at: now,
+        reason,
+      });
     });
     await this.deps.auth.audit(id, 'operator', 'payer.adjusted', { movement, amount: formatAmount(amount, asset), asset, reason }, null);
     return { movement, payer: await this.show(id) };

@@ -101,7 +101,11 @@ class WalletKit {
 
   signedInAt(reply: FastifyReply, request: FastifyRequest, token: string, ret: string | null) {
     setSessionCookie(request, reply, WALLET_COOKIE, token, '/');
-    return reply.code(303).header('location', ret ?? '/wallet').header('cache-control', 'no-store').send();
+    return reply
+      .code(303)
+      .header('location', ret ?? '/wallet')
+      .header('cache-control', 'no-store')
+      .send();
   }
 }
 
@@ -115,7 +119,10 @@ async function home(kit: WalletKit, request: FastifyRequest, reply: FastifyReply
 async function showForm(kit: WalletKit, request: FastifyRequest, reply: FastifyReply, which: 'signup' | 'login') {
   const ret = returnOf((request.query as Record<string, unknown>)['return']);
   if (await kit.deps.payerAuth.session(request.environment, request.cookies[WALLET_COOKIE])) {
-    return reply.code(303).header('location', ret ?? '/wallet').send();
+    return reply
+      .code(303)
+      .header('location', ret ?? '/wallet')
+      .send();
   }
   const csrf = kit.preSessionToken(request, reply);
   const ctx = kit.ctx(request, null);
@@ -130,7 +137,11 @@ async function submitForm(kit: WalletKit, request: FastifyRequest, reply: Fastif
   const csrf = kit.preSessionToken(request, reply);
   const refused = (status: number, error: string) => {
     const ctx = kit.ctx(request, null);
-    return kit.send(reply, status, which === 'signup' ? signUpPage(ctx, { csrf, ret, error, email }) : signInPage(ctx, { csrf, ret, error, email }));
+    return kit.send(
+      reply,
+      status,
+      which === 'signup' ? signUpPage(ctx, { csrf, ret, error, email }) : signInPage(ctx, { csrf, ret, error, email }),
+    );
   };
   const rate = await kit.deps.walletLogins.consume(request.ip);
   if (!rate.allowed) {
