@@ -87,8 +87,7 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
   if (chainRail) rails.register('live', chainRail);
-  const payers = payerAccounts(config, payments, database, clocks);
-  if (payers.balanceRail) rails.register('live', payers.balanceRail);
+  const payers = payerAccounts(config, payments, database, clocks, rails);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
@@ -128,9 +127,7 @@ export async function buildServices(
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
     consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
-    payerAuth: payers.payerAuth,
-    payerAccounts: payers.payerAccounts,
-    walletLogins: payers.walletLogins,
+    ...payers,
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
@@ -160,14 +157,14 @@ function referencePrices(
  * Payer accounts: their sign-in and PINs, the operator's view, the wallet's sign-in budget per address, and
  * (unless COWRIE_PAYER_ACCOUNTS=off) the live balance rail, offered on intents settling in USDT or USDC.
  */
-function payerAccounts(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks) {
+function payerAccounts(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
   const db = database.db;
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
+  if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
   return {
     payerAuth,
     payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
     walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
-    balanceRail: config.payerAccounts ? new BalanceRail(payments, { db, clocks, auth: payerAuth }) : null,
   };
 }
 
