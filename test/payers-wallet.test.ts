@@ -5,13 +5,14 @@
 // signing out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
+import * as OTPAuth from 'otpauth';
 import { PAYER_PASSWORD, WalletClient, signedUpPayer } from './helpers/wallet.js';
 
 describe(`the wallet's pages (${ENGINE})`, () => {
   let s: TestServer;
 
   beforeAll(async () => {
-    s = await startTestServer({ noLiveRails: true, env: { COWRIE_PAYER_ACCOUNTS: 'on' } });
+    s = await startTestServer({ noLiveRails: true, env: { COWRIE_PAYER_ACCOUNTS: 'on', COWRIE_TRUST_PROXY: '127.0.0.1' } });
   });
   afterAll(async () => s?.stop());
 
@@ -123,6 +124,43 @@ describe(`the wallet's pages (${ENGINE})`, () => {
       return: 'https://evil.example/',
     });
     expect(away.location).toBe('/wallet');
+  });
+
+  it('turns on two-step sign-in with a confirmed code; signing in then needs a code from the app', async () => {
+    const { client } = await signedUpPayer(s, 'totp@payers.example', 'live', '198.51.100.41');
+    const home = await client.request('GET', '/wallet');
+    expect(home.html).toContain('Two-step sign-in is off.');
+    const setup = await client.request('POST', '/wallet/totp/start', { _csrf: WalletClient.csrfOf(home.html) });
+    expect(setup.status).toBe(200);
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec(setup.html)![1]!;
+    expect(setup.html).toContain('alt="QR code of your two-step sign-in key"');
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+    const wrong = await client.request('POST', '/wallet/totp/confirm', { _csrf: WalletClient.csrfOf(setup.html), code: '000000' });
+    expect(wrong.status).toBe(400);
+    const on = await client.request('POST', '/wallet/totp/confirm', { _csrf: WalletClient.csrfOf(wrong.html), code: totp.generate() });
+    expect(on.status).toBe(303);
+    expect(on.location).toBe('/wallet?done=totp_on');
+    expect((await client.request('GET', '/wallet?done=totp_on')).html).toContain('Two-step sign-in is on.');
+    const again = WalletClient.of(s, 'live', '198.51.100.42');
+    const noCode = await again.login('totp@payers.example');
+    expect(noCode.status).toBe(401);
+    expect(noCode.html).toContain('6-digit code');
+    const withCode = await again.login('totp@payers.example', PAYER_PASSWORD, totp.generate());
+    expect(withCode.status).toBe(303);
+    expect(again.session).not.toBe('');
+    const page = await again.request('GET', '/wallet');
+    const off = await again.request('POST', '/wallet/totp/disable', { _csrf: WalletClient.csrfOf(page.html), password: PAYER_PASSWORD });
+    expect(off.location).toBe('/wallet?done=totp_off');
+  });
+
+  it('answers 429 after 20 sign-in and sign-up attempts a minute from one address, with nothing checked', async () => {
+    const client = WalletClient.of(s, 'live', '198.51.100.51');
+    for (let i = 0; i < 20; i++) expect((await client.login('nobody@payers.example')).status).toBe(401);
+    const refused = await client.signUp('limited@payers.example');
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain('Too many attempts');
+    expect(await payers()).not.toContain('limited@payers.example');
+    expect((await WalletClient.of(s, 'live', '198.51.100.52').login('nobody@payers.example')).status).toBe(401);
   });
 
   it('has no live wallet when live payer accounts are off', async () => {

@@ -14,6 +14,10 @@ export interface WalletResponse {
   location: string | null;
 }
 
+let nextAddress = 0;
+/** A client address of its own for each client (told by X-Forwarded-For to servers that trust the proxy). */
+const freshAddress = () => `203.0.113.${(nextAddress++ % 250) + 1}`;
+
 /** A wallet client on one origin of `s` (or on a base URL, another process of the same database). */
 export class WalletClient {
   private formCookie = '';
@@ -21,7 +25,7 @@ export class WalletClient {
 
   constructor(
     private readonly base: string,
-    private readonly ip = '198.51.100.7',
+    private readonly ip = freshAddress(),
   ) {}
 
   static of(s: TestServer, env: 'live' | 'test' = 'live', ip?: string): WalletClient {

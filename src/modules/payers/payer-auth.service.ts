@@ -233,6 +233,13 @@ export class PayerAuth {
     await this.audit(payer.id, payer.email, 'payer.totp_enabled', null, ip);
   }
 
+  async disableTotp(session: PayerSession, password: string, ip: string): Promise<void> {
+    const payer = (await repo.findPayer(this.deps.db, session.payer.id))!;
+    if (!(await verifySecret(password, payer.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
+    await repo.setTotp(this.deps.db, payer.id, { totp_secret: null, totp_pending: null }, this.now());
+    await this.audit(payer.id, payer.email, 'payer.totp_disabled', null, ip);
+  }
+
   /** Records who did what to a payer account, when and from where. */
   async audit(payerId: string, actor: string, action: string, detail: Record<string, unknown> | null, ip: string | null): Promise<void> {
     await repo.insertAudit(this.deps.db, {

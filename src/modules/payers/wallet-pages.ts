@@ -95,7 +95,13 @@ export interface WalletMovement {
 
 export function walletHomePage(
   ctx: WalletContext & { session: PayerSession },
-  opts: { balances: Record<PayerAsset, Decimal>; movements: WalletMovement[]; notice?: string },
+  opts: {
+    balances: Record<PayerAsset, Decimal>;
+    movements: WalletMovement[];
+    notice?: string;
+    error?: string;
+    totpSetup?: { secret: string; qr: string };
+  },
 ): string {
   const balances = PAYER_ASSETS.map(
     (a) => `<li><span class="label">${a}</span> <strong id="balance-${a}">${esc(formatAmount(opts.balances[a], a))}</strong></li>`,
@@ -113,10 +119,29 @@ ${rows}</tbody></table></div>`
   return walletPage(
     ctx,
     'Your wallet',
-    `${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}
+    `${opts.notice ? `<p class="notice" role="status">${esc(opts.notice)}</p>` : ''}${opts.error ? `<p class="error" role="alert">${esc(opts.error)}</p>` : ''}
 <section class="card" aria-labelledby="h-balances"><h2 id="h-balances">Balances</h2><ul class="balances" role="list">${balances}</ul>
 <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p></section>
 <section class="card" aria-labelledby="h-movements"><h2 id="h-movements">Movements</h2>
-${table}</section>`,
+${table}</section>
+${totpSection(ctx.session, opts.totpSetup)}`,
   );
+}
+
+/** Two-step sign-in: on (turn off with the password), being set up (the key and a code to confirm), or off. */
+function totpSection(s: PayerSession, setup: { secret: string; qr: string } | undefined): string {
+  const csrf = `<input type="hidden" name="_csrf" value="${esc(s.csrf)}">`;
+  const body = s.payer.totp
+    ? `<p>Two-step sign-in is <strong>on</strong>.</p><form method="post" action="/wallet/totp/disable">${csrf}
+<label for="totp-off-password">Password</label><input id="totp-off-password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Turn off two-step sign-in</button></form>`
+    : setup
+      ? `<p>Scan this code with an authenticator app, or type the key, then enter the 6-digit code it shows.</p>
+<img src="${setup.qr}" alt="QR code of your two-step sign-in key" width="180" height="180">
+<p>Key: <code id="totp-secret">${esc(setup.secret)}</code></p>
+<form method="post" action="/wallet/totp/confirm">${csrf}
+<label for="totp-code">Code from the app</label><input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit">Turn on two-step sign-in</button></form>`
+      : `<p>Two-step sign-in is off.</p><form method="post" action="/wallet/totp/start">${csrf}<button type="submit">Set up two-step sign-in</button></form>`;
+  return `<section class="card" aria-labelledby="h-totp"><h2 id="h-totp">Two-step sign-in</h2>${body}</section>`;
 }

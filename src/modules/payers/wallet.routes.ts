@@ -112,8 +112,8 @@ class WalletKit {
 async function home(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
   const session = await kit.session(request, reply);
   if (!session) return reply.code(303).header('location', '/wallet/login').header('cache-control', 'no-store').send();
-  const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
-  return kit.send(reply, 200, walletHomePage({ ...kit.ctx(request, session), session }, wallet));
+  const done = (request.query as Record<string, unknown>)['done'];
+  return homePage(kit, request, reply, session, typeof done === 'string' && NOTICES[done] ? { notice: NOTICES[done] } : {});
 }
 
 async function showForm(kit: WalletKit, request: FastifyRequest, reply: FastifyReply, which: 'signup' | 'login') {
@@ -170,6 +170,56 @@ async function logout(kit: WalletKit, request: FastifyRequest, reply: FastifyRep
   return reply.code(303).header('location', '/wallet/login').send();
 }
 
+const NOTICES: Record<string, string> = { totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' };
+
+/** The wallet page, with a notice after an action, an error, or the two-step sign-in being set up. */
+async function homePage(
+  kit: WalletKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: PayerSession,
+  extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string } } = {},
+) {
+  const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
+  return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, { ...wallet, ...extra }));
+}
+
+/** A form of the signed-in wallet: its session (with a new token for the page) when its token is valid, else null after answering. */
+async function acting(kit: WalletKit, request: FastifyRequest, reply: FastifyReply): Promise<PayerSession | null> {
+  const session = await kit.deps.payerAuth.session(request.environment, request.cookies[WALLET_COOKIE]);
+  if (!session) {
+    await reply.code(303).header('location', '/wallet/login').send();
+    return null;
+  }
+  if (!(await kit.ownForm(request, session.csrf))) {
+    await kit.forbidden(request, reply);
+    return null;
+  }
+  return { ...session, csrf: formToken(request, reply, session.csrf) };
+}
+
+async function totp(kit: WalletKit, request: FastifyRequest, reply: FastifyReply, step: 'start' | 'confirm' | 'disable') {
+  const session = await acting(kit, request, reply);
+  if (!session) return reply;
+  const form = formOf(request);
+  try {
+    if (step === 'start') {
+      const setup = await kit.deps.payerAuth.startTotp(session);
+      const qr = await (await import('qrcode')).default.toDataURL(setup.uri, { margin: 1, width: 180 });
+      return await homePage(kit, request, reply, session, { totpSetup: { secret: setup.secret, qr } });
+    }
+    if (step === 'confirm') await kit.deps.payerAuth.confirmTotp(session, field(form, 'code'), request.ip);
+    else await kit.deps.payerAuth.disableTotp(session, field(form, 'password'), request.ip);
+  } catch (err) {
+    if (!(err instanceof ConsoleError)) throw err;
+    return homePage(kit, request, reply, session, { status: err.status, error: err.message });
+  }
+  return reply
+    .code(303)
+    .header('location', `/wallet?done=${step === 'confirm' ? 'totp_on' : 'totp_off'}`)
+    .send();
+}
+
 export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRouteDeps }): Promise<void> {
   // The console's stylesheet, served again under the wallet's own path.
   await acceptForms(app);
@@ -187,4 +237,7 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   app.get('/wallet/login', ROUTE, (request, reply) => showForm(kit, request, reply, 'login'));
   app.post('/wallet/login', ROUTE, (request, reply) => submitForm(kit, request, reply, 'login'));
   app.post('/wallet/logout', ROUTE, (request, reply) => logout(kit, request, reply));
+  for (const step of ['start', 'confirm', 'disable'] as const) {
+    app.post(`/wallet/totp/${step}`, ROUTE, (request, reply) => totp(kit, request, reply, step));
+  }
 }
