@@ -3,27 +3,28 @@
 // minutes, an optional TOTP second factor, server-side sessions behind a cookie holding a random token of
 // which only the SHA-256 is stored, a CSRF token each, 12 hours idle) and a 6-digit transaction PIN set at
 // sign-up (five wrong PINs in a row lock paying and withdrawing for 15 minutes). The console's parts are
-// used, not copied: its password hashing, email rule, TOTP and constants.
-import { createHash, randomBytes } from 'node:crypto';
-import * as OTPAuth from 'otpauth';
+// used, not copied: the shared password hashing, session tokens, lockout policy and TOTP (src/shared/), and
+// the console's email rule and refusal.
 import type { PayerRow } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { hashSecret, verifyNobody, verifySecret } from '../../shared/passwords.js';
 import type { Environment } from '../../shared/scope.js';
 import {
-  ConsoleError,
   LOCK_AFTER_FAILURES,
   LOCK_MS,
   MIN_PASSWORD_LENGTH,
   SESSION_IDLE_MS,
-  hashSecret,
-  normalizeEmail,
-  totpFor,
-  verifyNobody,
-  verifySecret,
-} from '../console/index.js';
+  isPin,
+  lockedMinutes,
+  newSessionToken,
+  newTotp,
+  sessionIdOf,
+  totpValid,
+} from '../../shared/sign-in.js';
+import { ConsoleError, normalizeEmail } from '../console/index.js';
 import * as repo from './payers.repo.js';
 
 /** The wallet's session cookie: its own name (not the console's), on the whole origin so the checkout sees it. */
@@ -45,7 +46,6 @@ export interface PayerSession {
 /** What checking a transaction PIN came to. */
 export type PinCheck = { ok: true } | { ok: false; locked: boolean; message: string };
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const identity = (p: PayerRow): PayerIdentity => ({ id: p.id, environment: p.environment, email: p.email, totp: p.totp_secret !== null });
 
 export function checkNewPassword(password: string): void {
@@ -55,7 +55,7 @@ export function checkNewPassword(password: string): void {
 }
 
 export function checkNewPin(pin: string): void {
-  if (!/^[0-9]{6}$/.test(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
+  if (!isPin(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
 }
 
 export class PayerAuth {
@@ -121,8 +121,8 @@ export class PayerAuth {
       await verifyNobody(input.password, this.deps.hashCost);
       throw wrong;
     }
-    if (payer.locked_until !== null && Number(payer.locked_until) > now) {
-      const minutes = Math.ceil((Number(payer.locked_until) - now) / 60_000);
+    const minutes = lockedMinutes(payer.locked_until, now);
+    if (minutes !== null) {
       throw new ConsoleError(423, `This account is locked after ${LOCK_AFTER_FAILURES} wrong passwords; try again in ${minutes} minutes.`);
     }
     const fail = async (error: ConsoleError): Promise<never> => {
@@ -136,8 +136,8 @@ export class PayerAuth {
     if (!(await verifySecret(input.password, payer.password_hash))) return fail(wrong);
     if (payer.totp_secret !== null) {
       const code = (input.code ?? '').replace(/\s/g, '');
-      if (!/^[0-9]{6}$/.test(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
-      if (totpFor(payer.email, payer.totp_secret).validate({ token: code, window: 1 }) === null) {
+      if (!isPin(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
+      if (!totpValid(payer.email, payer.totp_secret, code)) {
         return fail(new ConsoleError(401, 'The authentication code is not right.'));
       }
     }
@@ -147,14 +147,8 @@ export class PayerAuth {
 
   private async openSession(payer: PayerRow, ip: string): Promise<{ token: string; session: PayerSession }> {
     const now = this.now();
-    const token = randomBytes(32).toString('base64url');
-    const session = {
-      id: sha256(token),
-      payer_id: payer.id,
-      csrf: randomBytes(24).toString('base64url'),
-      created_at: now,
-      expires_at: now + SESSION_IDLE_MS,
-    };
+    const { token, id, csrf } = newSessionToken();
+    const session = { id, payer_id: payer.id, csrf, created_at: now, expires_at: now + SESSION_IDLE_MS };
     await repo.insertSession(this.deps.db, session);
     await this.audit(payer.id, payer.email, 'login', null, ip);
     return { token, session: { id: session.id, csrf: session.csrf, payer: identity(payer) } };
@@ -165,8 +159,9 @@ export class PayerAuth {
    * unknown, expired or another environment's (cookies do not tell ports apart).
    */
   async session(environment: Environment, token: string | undefined): Promise<PayerSession | null> {
-    if (!token || !/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-    const row = await repo.findSession(this.deps.db, sha256(token));
+    const id = sessionIdOf(token);
+    if (id === null) return null;
+    const row = await repo.findSession(this.deps.db, id);
     const now = this.now();
     if (!row) return null;
     if (Number(row.expires_at) <= now) {
@@ -193,15 +188,15 @@ export class PayerAuth {
     const payer = await repo.findPayer(this.deps.db, payerId);
     const now = this.now();
     if (!payer) return { ok: false, locked: false, message: 'No such payer account.' };
-    if (payer.pin_locked_until !== null && Number(payer.pin_locked_until) > now) {
-      const minutes = Math.ceil((Number(payer.pin_locked_until) - now) / 60_000);
+    const minutes = lockedMinutes(payer.pin_locked_until, now);
+    if (minutes !== null) {
       return {
         ok: false,
         locked: true,
         message: `Paying is locked after ${LOCK_AFTER_FAILURES} wrong PINs; try again in ${minutes} minutes.`,
       };
     }
-    if (!/^[0-9]{6}$/.test(pin) || !(await verifySecret(pin, payer.pin_hash))) {
+    if (!isPin(pin) || !(await verifySecret(pin, payer.pin_hash))) {
       const failed = await repo.countPinFailure(this.deps.db, payerId, LOCK_AFTER_FAILURES, now + LOCK_MS);
       await this.audit(payerId, payer.email, 'pin.failed', { attempt: failed }, ip);
       return failed >= LOCK_AFTER_FAILURES
@@ -218,15 +213,15 @@ export class PayerAuth {
 
   /** Starts setting up TOTP: a new secret, kept pending until a code from it is confirmed. */
   async startTotp(session: PayerSession): Promise<{ secret: string; uri: string }> {
-    const secret = new OTPAuth.Secret({ size: 20 }).base32;
-    await repo.setTotp(this.deps.db, session.payer.id, { totp_pending: secret }, this.now());
-    return { secret, uri: totpFor(session.payer.email, secret).toString() };
+    const setup = newTotp(session.payer.email);
+    await repo.setTotp(this.deps.db, session.payer.id, { totp_pending: setup.secret }, this.now());
+    return setup;
   }
 
   async confirmTotp(session: PayerSession, code: string, ip: string): Promise<void> {
     const payer = (await repo.findPayer(this.deps.db, session.payer.id))!;
     if (!payer.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
-    if (totpFor(payer.email, payer.totp_pending).validate({ token: code.replace(/\s/g, ''), window: 1 }) === null) {
+    if (!totpValid(payer.email, payer.totp_pending, code)) {
       throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
     }
     await repo.setTotp(this.deps.db, payer.id, { totp_secret: payer.totp_pending, totp_pending: null }, this.now());
