@@ -24,7 +24,9 @@ import { serveAssets } from '../../http/static-assets.js';
 import { ConsoleError } from '../console/index.js';
 import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.service.js';
 import type { PayerAccounts } from './payers.service.js';
-import { signInPage, signUpPage, walletHomePage, walletPage, type WalletContext } from './wallet-pages.js';
+import { messagePage, type WalletContext } from './pages/layout.js';
+import { signInPage, signUpPage } from './pages/sign-in-pages.js';
+import { walletHomePage } from './pages/wallet-page.js';
 
 export interface WalletRouteDeps {
   payerAuth: PayerAuth;
@@ -88,15 +90,7 @@ class WalletKit {
   }
 
   forbidden(request: FastifyRequest, reply: FastifyReply) {
-    return this.send(
-      reply,
-      403,
-      walletPage(
-        this.ctx(request, null),
-        'Form expired',
-        '<div class="card"><p role="alert">This form has expired or did not come from the wallet; nothing was changed. Reload the page and try again.</p><p><a href="/wallet">Back to your wallet</a></p></div>',
-      ),
-    );
+    return this.send(reply, 403, messagePage(this.ctx(request, null), 'expired'));
   }
 
   signedInAt(reply: FastifyReply, request: FastifyRequest, token: string, ret: string | null) {
@@ -228,7 +222,7 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   // Live payer accounts switched off: the live wallet is not there.
   app.addHook('onRequest', async (request, reply) => {
     if (request.environment === 'live' && !opts.deps.liveOn) {
-      await kit.send(reply, 404, walletPage(kit.ctx(request, null), 'Not found', '<p>There is no wallet here.</p>'));
+      await kit.send(reply, 404, messagePage(kit.ctx(request, null), 'absent'));
     }
   });
   app.get('/wallet', ROUTE, (request, reply) => home(kit, request, reply));
