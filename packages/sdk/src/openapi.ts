@@ -723,7 +723,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -955,7 +955,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -992,7 +992,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1234,7 +1234,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1271,7 +1271,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1598,7 +1598,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1635,7 +1635,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1913,7 +1913,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1950,7 +1950,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2339,7 +2339,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2376,7 +2376,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2621,7 +2621,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2658,7 +2658,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3114,7 +3114,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3151,7 +3151,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3485,7 +3485,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3522,7 +3522,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3961,7 +3961,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3998,7 +3998,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4329,7 +4329,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4366,7 +4366,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4692,7 +4692,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4729,7 +4729,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5168,7 +5168,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5205,7 +5205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5550,7 +5550,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5587,7 +5587,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5799,7 +5799,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5836,7 +5836,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6204,7 +6204,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6241,7 +6241,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6521,7 +6521,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6558,7 +6558,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6909,7 +6909,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6946,7 +6946,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7253,7 +7253,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7290,7 +7290,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7677,7 +7677,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7714,7 +7714,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7956,7 +7956,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7993,7 +7993,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8264,7 +8264,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8301,7 +8301,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8644,7 +8644,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8681,7 +8681,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8988,7 +8988,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9025,7 +9025,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9372,7 +9372,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9409,7 +9409,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9778,7 +9778,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9815,7 +9815,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10148,7 +10148,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10185,7 +10185,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10423,7 +10423,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10460,7 +10460,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10830,7 +10830,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10867,7 +10867,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11107,7 +11107,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11144,7 +11144,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11384,7 +11384,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11421,7 +11421,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11791,7 +11791,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11828,7 +11828,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12082,7 +12082,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12119,7 +12119,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12504,7 +12504,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12541,7 +12541,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12751,7 +12751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12788,7 +12788,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13023,7 +13023,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13060,7 +13060,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13287,7 +13287,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13324,7 +13324,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
