@@ -138,9 +138,11 @@ describe(`the wallet's pages (${ENGINE})`, () => {
     const wrong = await client.request('POST', '/wallet/totp/confirm', { _csrf: WalletClient.csrfOf(setup.html), code: '000000' });
     expect(wrong.status).toBe(400);
     const on = await client.request('POST', '/wallet/totp/confirm', { _csrf: WalletClient.csrfOf(wrong.html), code: totp.generate() });
-    expect(on.status).toBe(303);
-    expect(on.location).toBe('/wallet?done=totp_on');
-    expect((await client.request('GET', '/wallet?done=totp_on')).html).toContain('Two-step sign-in is on.');
+    expect(on.status).toBe(200);
+    expect(on.html).toContain('Two-step sign-in is on.');
+    const codes = [...on.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
+    expect(codes.length).toBe(10);
+    expect((await client.request('GET', '/wallet')).html).not.toContain(codes[0]!);
     const again = WalletClient.of(s, 'live', '198.51.100.42');
     const noCode = await again.login('totp@payers.example');
     expect(noCode.status).toBe(401);
@@ -148,6 +150,10 @@ describe(`the wallet's pages (${ENGINE})`, () => {
     const withCode = await again.login('totp@payers.example', PAYER_PASSWORD, totp.generate());
     expect(withCode.status).toBe(303);
     expect(again.session).not.toBe('');
+    const recovered = WalletClient.of(s, 'live', '198.51.100.43');
+    expect((await recovered.login('totp@payers.example', PAYER_PASSWORD, codes[3]!.toUpperCase())).status).toBe(303);
+    const reused = WalletClient.of(s, 'live', '198.51.100.44');
+    expect((await reused.login('totp@payers.example', PAYER_PASSWORD, codes[3]!)).status).toBe(401);
     const page = await again.request('GET', '/wallet');
     const off = await again.request('POST', '/wallet/totp/disable', { _csrf: WalletClient.csrfOf(page.html), password: PAYER_PASSWORD });
     expect(off.location).toBe('/wallet?done=totp_off');

@@ -1,5 +1,5 @@
 // Payer accounts (the live service balance): payers per environment (email, password, optional TOTP,
-// transaction PIN, their locks, status), their server-side sessions, the legs of their balances in the
+// recovery codes, transaction PIN, their locks, status), their server-side sessions, the legs of their balances in the
 // ledger (kept beside the merchants' legs, with the same movement rules) and their audit trail.
 import { type Kysely } from 'kysely';
 import { addSerialPrimaryKey, bigintType, decimalType, engineOf } from '../dialect.js';
@@ -15,6 +15,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('password_hash', 'text', (c) => c.notNull())
     .addColumn('totp_secret', 'text')
     .addColumn('totp_pending', 'text')
+    .addColumn('recovery_codes', 'text')
     .addColumn('failed_logins', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('locked_until', big)
     .addColumn('pin_hash', 'text', (c) => c.notNull())

@@ -15,6 +15,8 @@ export interface PayersTable {
   password_hash: string;
   totp_secret: string | null;
   totp_pending: string | null;
+  /** JSON array of the SHA-256 of the unused recovery codes (src/shared/sign-in.ts), while TOTP is on. */
+  recovery_codes: string | null;
   /** Consecutive wrong passwords; five lock sign-in until locked_until. */
   failed_logins: Generated<number>;
   locked_until: number | null;

@@ -18,9 +18,12 @@ import {
   MIN_PASSWORD_LENGTH,
   SESSION_IDLE_MS,
   isPin,
+  isRecoveryCode,
   lockedMinutes,
+  newRecoveryCodes,
   newSessionToken,
   newTotp,
+  recoveryCodeHash,
   sessionIdOf,
   totpValid,
 } from '../../shared/sign-in.js';
@@ -86,6 +89,7 @@ export class PayerAuth {
       password_hash: await hashSecret(input.password, this.deps.hashCost),
       totp_secret: null,
       totp_pending: null,
+      recovery_codes: null,
       failed_logins: 0,
       locked_until: null,
       pin_hash: await hashSecret(input.pin, this.deps.hashCost),
@@ -135,14 +139,22 @@ export class PayerAuth {
     };
     if (!(await verifySecret(input.password, payer.password_hash))) return fail(wrong);
     if (payer.totp_secret !== null) {
-      const code = (input.code ?? '').replace(/\s/g, '');
-      if (!isPin(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
-      if (!totpValid(payer.email, payer.totp_secret, code)) {
-        return fail(new ConsoleError(401, 'The authentication code is not right.'));
-      }
+      const code = (input.code ?? '').trim();
+      if (code === '') throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+      const right = isRecoveryCode(code) ? await this.useRecoveryCode(payer, code, now) : totpValid(payer.email, payer.totp_secret, code);
+      if (!right) return fail(new ConsoleError(401, 'The authentication code is not right.'));
     }
     await repo.resetFailedLogins(this.deps.db, payer.id, now);
     return this.openSession(payer, input.ip);
+  }
+
+  /** A recovery code instead of the TOTP code: each works once. */
+  private async useRecoveryCode(payer: PayerRow, code: string, now: number): Promise<boolean> {
+    const hashes = JSON.parse(payer.recovery_codes ?? '[]') as string[];
+    const hash = recoveryCodeHash(code);
+    if (!hashes.includes(hash)) return false;
+    const left = JSON.stringify(hashes.filter((h) => h !== hash));
+    return repo.useRecoveryCode(this.deps.db, payer.id, payer.recovery_codes!, left, now);
   }
 
   private async openSession(payer: PayerRow, ip: string): Promise<{ token: string; session: PayerSession }> {
@@ -218,20 +230,24 @@ export class PayerAuth {
     return setup;
   }
 
-  async confirmTotp(session: PayerSession, code: string, ip: string): Promise<void> {
+  /** Turns TOTP on with a code from the new secret; answers ten single-use recovery codes, shown once. */
+  async confirmTotp(session: PayerSession, code: string, ip: string): Promise<string[]> {
     const payer = (await repo.findPayer(this.deps.db, session.payer.id))!;
     if (!payer.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
     if (!totpValid(payer.email, payer.totp_pending, code)) {
       throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
     }
-    await repo.setTotp(this.deps.db, payer.id, { totp_secret: payer.totp_pending, totp_pending: null }, this.now());
+    const recovery = newRecoveryCodes();
+    const patch = { totp_secret: payer.totp_pending, totp_pending: null, recovery_codes: JSON.stringify(recovery.hashes) };
+    await repo.setTotp(this.deps.db, payer.id, patch, this.now());
     await this.audit(payer.id, payer.email, 'payer.totp_enabled', null, ip);
+    return recovery.codes;
   }
 
   async disableTotp(session: PayerSession, password: string, ip: string): Promise<void> {
     const payer = (await repo.findPayer(this.deps.db, session.payer.id))!;
     if (!(await verifySecret(password, payer.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
-    await repo.setTotp(this.deps.db, payer.id, { totp_secret: null, totp_pending: null }, this.now());
+    await repo.setTotp(this.deps.db, payer.id, { totp_secret: null, totp_pending: null, recovery_codes: null }, this.now());
     await this.audit(payer.id, payer.email, 'payer.totp_disabled', null, ip);
   }
 

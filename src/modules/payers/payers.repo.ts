@@ -69,7 +69,23 @@ export async function resetPinFailures(db: Q, id: string): Promise<void> {
   await db.updateTable('payers').set({ pin_failures: 0, pin_locked_until: null }).where('id', '=', id).execute();
 }
 
-export async function setTotp(db: Q, id: string, patch: { totp_secret?: string | null; totp_pending?: string | null }, now: number) {
+/** Uses one recovery code: true for the one caller that removed it from the unused ones. */
+export async function useRecoveryCode(db: Q, id: string, before: string, after: string, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('payers')
+    .set({ recovery_codes: after, updated_at: now })
+    .where('id', '=', id)
+    .where('recovery_codes', '=', before)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function setTotp(
+  db: Q,
+  id: string,
+  patch: { totp_secret?: string | null; totp_pending?: string | null; recovery_codes?: string | null },
+  now: number,
+) {
   await db
     .updateTable('payers')
     .set({ ...patch, updated_at: now })

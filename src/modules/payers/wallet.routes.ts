@@ -172,7 +172,7 @@ async function homePage(
   request: FastifyRequest,
   reply: FastifyReply,
   session: PayerSession,
-  extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string } } = {},
+  extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string }; recoveryCodes?: string[] } = {},
 ) {
   const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
   return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, { ...wallet, ...extra }));
@@ -202,16 +202,17 @@ async function totp(kit: WalletKit, request: FastifyRequest, reply: FastifyReply
       const qr = await (await import('qrcode')).default.toDataURL(setup.uri, { margin: 1, width: 180 });
       return await homePage(kit, request, reply, session, { totpSetup: { secret: setup.secret, qr } });
     }
-    if (step === 'confirm') await kit.deps.payerAuth.confirmTotp(session, field(form, 'code'), request.ip);
-    else await kit.deps.payerAuth.disableTotp(session, field(form, 'password'), request.ip);
+    if (step === 'confirm') {
+      const recoveryCodes = await kit.deps.payerAuth.confirmTotp(session, field(form, 'code'), request.ip);
+      const on = { ...session, payer: { ...session.payer, totp: true } };
+      return await homePage(kit, request, reply, on, { notice: NOTICES['totp_on'], recoveryCodes });
+    }
+    await kit.deps.payerAuth.disableTotp(session, field(form, 'password'), request.ip);
   } catch (err) {
     if (!(err instanceof ConsoleError)) throw err;
     return homePage(kit, request, reply, session, { status: err.status, error: err.message });
   }
-  return reply
-    .code(303)
-    .header('location', `/wallet?done=${step === 'confirm' ? 'totp_on' : 'totp_off'}`)
-    .send();
+  return reply.code(303).header('location', '/wallet?done=totp_off').send();
 }
 
 export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRouteDeps }): Promise<void> {

@@ -32,6 +32,8 @@ export interface WalletPageOptions {
   notice?: string;
   error?: string;
   totpSetup?: { secret: string; qr: string };
+  /** Shown once, just after two-step sign-in was turned on. */
+  recoveryCodes?: string[];
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -65,12 +67,30 @@ function Movements({ movements }: { movements: WalletMovement[] }) {
   );
 }
 
-function TwoStep({ session, setup }: { session: PayerSession; setup: WalletPageOptions['totpSetup'] }) {
+function RecoveryCodes({ codes }: { codes: string[] | undefined }) {
+  if (!codes) return null;
+  return (
+    <>
+      <p>Keep these recovery codes somewhere safe: each signs you in once instead of a code from the app. They are shown only now.</p>
+      <ul id="recovery-codes">
+        {codes.map((c) => (
+          <li>
+            <code>{c}</code>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function TwoStep({ session, opts }: { session: PayerSession; opts: WalletPageOptions }) {
+  const setup = opts.totpSetup;
   const body = session.payer.totp ? (
     <>
       <p>
         Two-step sign-in is <strong>on</strong>.
       </p>
+      <RecoveryCodes codes={opts.recoveryCodes} />
       <form method="post" action="/wallet/totp/disable">
         <CsrfField token={session.csrf} />
         <label for="totp-off-password">Password</label>
@@ -139,7 +159,7 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
         <h2 id="h-movements">Movements</h2>
         <Movements movements={opts.movements} />
       </section>
-      <TwoStep session={ctx.session} setup={opts.totpSetup} />
+      <TwoStep session={ctx.session} opts={opts} />
     </>,
   );
 }
