@@ -178,4 +178,24 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     expect(await balanceOf(payerId)).toBe(fund.minus(each.mul(3)).toFixed(6));
     await expectLedgerInvariant(db());
   });
+
+  it('one intent paid at once by a double submit and by two payers: paid once, only one balance debited', async () => {
+    const one = await signedUpPayer(s, 'ia@payers.example');
+    const two = await signedUpPayer(s, 'jo@payers.example');
+    await adjust(s, one.payerId, '30');
+    await adjust(s, two.payerId, '30');
+    const pi = await liveIntent();
+    const results = await Promise.all([
+      one.client.payFromBalance(pi.checkout_url, PAYER_PIN),
+      one.client.payFromBalance(pi.checkout_url, PAYER_PIN),
+      two.client.payFromBalance(pi.checkout_url, PAYER_PIN),
+    ]);
+    expect(results.filter((r) => r.json?.status === 'paid').length).toBe(1);
+    for (const r of results.filter((x) => x.json?.status !== 'paid')) expect(r.json.error.code).toBe('intent_not_payable');
+    const left = [await balanceOf(one.payerId), await balanceOf(two.payerId)].map((b) => new Decimal(b));
+    expect(left[0]!.plus(left[1]!).toFixed(6)).toBe(new Decimal(60).minus(pi.pay_amount).toFixed(6));
+    expect((await eventsOf(db(), pi.id, 'payment_intent.paid')).length).toBe(1);
+    expect((await eventsOf(db(), pi.id, 'payment_intent.duplicate_payment')).length).toBe(0);
+    await expectLedgerInvariant(db());
+  });
 });
