@@ -388,8 +388,9 @@ export function originOf(url: string): string {
 }
 
 /** The live payment methods whose rails are configured, as the start-up banner and the console's home say them. */
-export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains'>): string[] {
+export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains' | 'payerAccounts'>): string[] {
   const on: string[] = [];
+  if (config.payerAccounts) on.push('account balance (payer accounts, USDT and USDC)');
   if (config.mpesa) on.push('M-Pesa (Daraja)');
   if (config.card) on.push('card in KES and USD (Paystack)');
   if (config.paypal) on.push('PayPal in every currency but KES');
