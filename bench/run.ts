@@ -202,6 +202,7 @@ const EXTRA_BENCHES = [
   'bench/processes.ts',
   'bench/metrics-cost.ts',
   'bench/chain.ts',
+  'bench/payouts.ts',
   'bench/console.ts',
 ];
 

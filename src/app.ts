@@ -29,6 +29,7 @@ import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { walletDepositRoutes } from './modules/rails/wallet-deposits.routes.js';
 import { rateRoutes } from './modules/rates/rates.routes.js';
 import { refundRoutes } from './modules/refunds/refunds.routes.js';
+import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { settlementRoutes } from './modules/settlements/settlements.routes.js';
@@ -126,6 +127,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
       await v1.register(webhookRoutes, { webhooks: deps.webhooks });
       await v1.register(eventFeedRoutes, { db: deps.db });
       await v1.register(refundRoutes, { refunds: deps.refunds });
+      await v1.register(payoutRoutes, { payouts: deps.payouts });
       await v1.register(settlementRoutes, { db: deps.db });
       await v1.register(balanceRoutes, { db: deps.db });
       await v1.register(reportRoutes, { reports: deps.reports });

@@ -65,6 +65,9 @@ const EnvSchema = Type.Object({
   COWRIE_CHAIN_POLL_MS: Type.Integer({ default: 2000, minimum: 50, maximum: 600_000 }),
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
+  COWRIE_PAYOUT_AUTO_APPROVE: Type.String({ default: '0', pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
+  // Tests only: the payout sender kills its own process (kill -9) on reaching this step.
+  COWRIE_TEST_PAYOUT_HALT: Type.Optional(Type.Union([Type.Literal('recorded'), Type.Literal('broadcast'), Type.Literal('confirming')])),
   ...chainVariables(),
   ...cardVariables(),
   ...paypalVariables(),
@@ -172,6 +175,10 @@ export interface Config {
   readonly paypal: PaypalConfig | null;
   /** The configured on-chain networks of the live wallet rail (none: the live checkout offers no wallet). */
   readonly chains: readonly ChainConfig[];
+  /** Live payouts up to this amount (decimal text, in their asset) go out without the operator's approval. */
+  readonly payoutAutoApprove: string;
+  /** Tests only: the payout sender kills its own process on reaching this step. */
+  readonly testPayoutHalt: 'recorded' | 'broadcast' | 'confirming' | null;
   readonly chainWatch: {
     /** How often each network's watcher looks at its chain. */
     readonly pollMs: number;
@@ -234,6 +241,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     card: cardConfig(c as unknown as CardVariables, originOf(liveUrl)),
     paypal: paypalConfig(c as unknown as PaypalVariables, originOf(liveUrl)),
     chains,
+    payoutAutoApprove: c.COWRIE_PAYOUT_AUTO_APPROVE,
+    testPayoutHalt: c.COWRIE_TEST_PAYOUT_HALT ?? null,
     chainWatch: Object.freeze({
       pollMs: c.COWRIE_CHAIN_POLL_MS,
       blockRange: c.COWRIE_CHAIN_BLOCK_RANGE,
@@ -255,7 +264,7 @@ function validateEnv(env: Record<string, string | undefined>): Env {
     const problems = (validate.errors ?? []).map((e) => {
       const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
       // A secret's value is never repeated in an error (it would end up in logs).
-      const secret = /SECRET|PASSKEY|CREDENTIAL|_KEY$/.test(name);
+      const secret = /SECRET|PASSKEY|CREDENTIAL|_KEY$|PAYOUT_KEY/.test(name);
       return `${name}: ${e.message ?? 'invalid'}${secret ? '' : ` (got ${JSON.stringify(env[name])})`}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -22,6 +22,7 @@ import type {
   PaypalWebhooks,
   PaystackWebhooks,
 } from './modules/rails/index.js';
+import type { PayoutSender, PayoutService } from './modules/payouts/index.js';
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundDecisions, RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
@@ -51,6 +52,10 @@ export interface Services {
   refunds: RefundService;
   /** The operator's approve and reject of live provider-rail refunds, and the questions about pending ones. */
   refundDecisions: RefundDecisions;
+  /** Merchants' payouts: the API's, the console's and the operator's. */
+  payouts: PayoutService;
+  /** One payout sender per network with a payout key (run by worker processes, one at a time per network). */
+  payoutSenders: PayoutSender[];
   customers: CustomerService;
   quotes: QuoteService;
   reports: ReportService;

@@ -12,6 +12,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
 import { registerPayerCommands } from './commands/payers.js';
 import { registerRefundCommands } from './commands/refunds.js';
+import { registerPayoutCommands } from './commands/payouts.js';
 import { registerSecretsCommands } from './commands/secrets.js';
 import { registerServeAndMigrate } from './commands/serve-and-migrate.js';
 import { CliFailure, CliSession, type CliIo } from './commands/session.js';
@@ -34,6 +35,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerMerchantCommands(program, cli);
   registerKeyCommands(program, cli);
   registerRefundCommands(program, cli);
+  registerPayoutCommands(program, cli);
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
   registerPayerCommands(program, cli);

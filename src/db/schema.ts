@@ -16,6 +16,7 @@ import type {
 import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, WalletDepositsTable } from './tables/wallet-and-chain.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
+import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
 import type { AuditLogTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { PayerAuditTable, PayerLedgerEntriesTable, PayerSessionsTable, PayersTable } from './tables/payers.js';
 import type {
@@ -35,6 +36,7 @@ export * from './tables/money.js';
 export * from './tables/console.js';
 export * from './tables/payers.js';
 export * from './tables/system.js';
+export * from './tables/payouts.js';
 
 /** The database, a transaction on it, or either (a read, or a write that needs no transaction of its own). */
 export type Db = Kysely<DB>;
@@ -77,4 +79,7 @@ export interface DB {
   payer_sessions: PayerSessionsTable;
   payer_ledger_entries: PayerLedgerEntriesTable;
   payer_audit: PayerAuditTable;
+  payouts: PayoutsTable;
+  payout_transactions: PayoutTransactionsTable;
+  payout_nonces: PayoutNoncesTable;
 }

@@ -179,6 +179,17 @@ export const ERROR_CODES = {
     meaning:
       "The payment's rail is not configured to send refunds (the operator's approval): the refund stays `requested`; the message says why.",
   },
+  insufficient_balance: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning: "A payout's `amount` is more than the merchant's `available` balance of the asset in this environment; nothing was held.",
+  },
+  payout_network_unavailable: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning:
+      'The network has no payout sender here (its RPC URLs, address or payout key are not configured), so nothing can be sent on it.',
+  },
   payment_link_completed: {
     status: 409,
     type: 'invalid_request_error',

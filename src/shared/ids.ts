@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   ledger_movement: 'lmv',
   payer: 'pyr',
   payer_audit: 'paud',
+  payout: 'po',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

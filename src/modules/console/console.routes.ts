@@ -11,6 +11,7 @@ import { acceptForms } from '../../http/forms.js';
 import { registerAccountRoutes } from './routes/account.routes.js';
 import { registerDeveloperRoutes } from './routes/developers.routes.js';
 import { registerPaymentRoutes } from './routes/payments.routes.js';
+import { registerPayoutRoutes } from './routes/payouts.routes.js';
 import { registerRecordRoutes } from './routes/records.routes.js';
 import { registerSandboxRoutes } from './routes/sandbox.routes.js';
 import { consoleKit, type ConsoleRouteDeps } from './routes/shared.routes.js';
@@ -26,5 +27,6 @@ export async function consoleRoutes(app: FastifyInstance, opts: { deps: ConsoleR
   registerSandboxRoutes(app, kit);
   registerDeveloperRoutes(app, kit);
   registerRecordRoutes(app, kit);
+  registerPayoutRoutes(app, kit);
   registerAccountRoutes(app, kit);
 }

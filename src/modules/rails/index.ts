@@ -23,9 +23,13 @@ export { PaypalRail, paypalValue, type PaypalApi, type PaypalRailOptions } from 
 export { PaypalClient } from './paypal/paypal-client.js';
 export { PaypalWebhooks } from './paypal/paypal-webhooks.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
-export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
+export { ChainRail, railNetworkOf, type ChainRailNetwork, type ChainRefundSender } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
+/** The EVM payout client loads viem only when a payout key is configured. */
+export const loadEvmPayoutClient = async () => (await import('./chain/evm-payout.js')).EvmPayoutClient;
+export type { EvmPayoutClient } from './chain/evm-payout.js';
+export type { PayoutLookup, PayoutNetworkClient, PayoutTransfer, SignedPayout, SignOptions } from './chain/payout-client.js';
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
 // The payout sender's TRON and Solana clients, loaded only when a network sends (their signing libraries are large).

@@ -22,6 +22,7 @@ const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }
   { path: '/console/payments', label: 'Payments' },
   { path: '/console/refunds', label: 'Refunds' },
   { path: '/console/settlements', label: 'Settlements' },
+  { path: '/console/payouts', label: 'Payouts' },
   { path: '/console/links', label: 'Payment links' },
   { path: '/console/customers', label: 'Customers' },
   { path: '/console/reports', label: 'Reports' },

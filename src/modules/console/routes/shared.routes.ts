@@ -12,6 +12,7 @@ import type { CustomerService } from '../../customers/index.js';
 import { findMerchant, verificationOf } from '../../merchants/index.js';
 import type { LinkService } from '../../payment-links/index.js';
 import type { RefundDecisions, RefundService } from '../../refunds/index.js';
+import type { PayoutService } from '../../payouts/index.js';
 import type { Config } from '../../../config.js';
 import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
@@ -38,6 +39,8 @@ export interface ConsoleRouteDeps {
   customers: CustomerService;
   links: LinkService;
   refunds: RefundService;
+  /** Payouts: the owner's requests (with the PIN) and the sandbox test driver's failures. */
+  payouts: PayoutService;
   /** An owner's approve and reject of requested live refunds. */
   refundDecisions: Pick<RefundDecisions, 'approve' | 'reject'>;
   reports: ReportService;
