@@ -25,6 +25,7 @@ import * as m0019 from './migrations/0019-card-refunds-disputes.js';
 import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint.js';
 import * as m0021 from './migrations/0021-payouts.js';
 import * as m0022 from './migrations/0022-mpesa-reversals.js';
+import * as m0025 from './migrations/0025-payers.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -56,6 +57,7 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0020-webhook-deliveries-pending-by-endpoint': m0020,
   '0021-payouts': m0021,
   '0022-mpesa-reversals': m0022,
+  '0025-payers': m0025,
 });
 
 class StaticProvider implements MigrationProvider {
