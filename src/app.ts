@@ -15,6 +15,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { balanceRoutes } from './modules/balances/balances.routes.js';
 import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
+import { walletRoutes } from './modules/payers/wallet.routes.js';
 import { mpesaCallbackRoutes } from './modules/rails/mpesa/mpesa.routes.js';
 import { paystackRoutes } from './modules/rails/card/paystack.routes.js';
 import { paypalRoutes } from './modules/rails/paypal/paypal.routes.js';
@@ -109,9 +110,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   // Cookies, urlencoded forms and CSRF tokens of the HTML pages (the checkout and the console).
   await registerForms(app);
   registerHealth(app, deps.database, deps.rates);
-  await app.register(docsRoutes);
-  await app.register(checkoutRoutes, { deps });
-  await app.register(consoleRoutes, { deps });
+  await registerPages(app, deps);
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
   await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
   await app.register(paypalRoutes, { rail: deps.paypal, webhooks: deps.paypalWebhooks });
@@ -136,4 +135,12 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** The HTML areas: the docs, the hosted checkout, the merchant console and the payer's wallet. */
+async function registerPages(app: FastifyInstance, deps: Services): Promise<void> {
+  await app.register(docsRoutes);
+  await app.register(checkoutRoutes, { deps });
+  await app.register(consoleRoutes, { deps });
+  await app.register(walletRoutes, { deps: { ...deps, liveOn: deps.config.payerAccounts } });
 }

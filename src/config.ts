@@ -61,6 +61,7 @@ const EnvSchema = Type.Object({
   COWRIE_MPESA_INITIATOR_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   COWRIE_MPESA_SECURITY_CREDENTIAL: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   COWRIE_PASSWORD_HASH_COST: Type.Integer({ default: 15, minimum: 10, maximum: 20 }),
+  COWRIE_PAYER_ACCOUNTS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   COWRIE_CHAIN_POLL_MS: Type.Integer({ default: 2000, minimum: 50, maximum: 600_000 }),
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
@@ -150,6 +151,8 @@ export interface Config {
   readonly reportMaxRows: number;
   /** scrypt's cost for console passwords and PINs, as a power of two (N = 2^cost); lowered by tests only. */
   readonly passwordHashCost: number;
+  /** Live payer accounts: the wallet at /wallet and the balance offered on live intents settling in USDT or USDC. */
+  readonly payerAccounts: boolean;
   /** How long the mark of an Idempotency-Key whose request's process died blocks a retry (ms). */
   readonly idempotencyLockMs: number;
   /**
@@ -227,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
     passwordHashCost: c.COWRIE_PASSWORD_HASH_COST,
+    payerAccounts: c.COWRIE_PAYER_ACCOUNTS === 'on',
     idempotencyLockMs: c.COWRIE_IDEMPOTENCY_LOCK_S * 1000,
     secretsKeys: secretsKeys(c.COWRIE_SECRETS_KEY),
     role: c.COWRIE_ROLE,
@@ -393,8 +397,9 @@ export function originOf(url: string): string {
 }
 
 /** The live payment methods whose rails are configured, as the start-up banner and the console's home say them. */
-export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains'>): string[] {
+export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains' | 'payerAccounts'>): string[] {
   const on: string[] = [];
+  if (config.payerAccounts) on.push('account balance (payer accounts, USDT and USDC)');
   if (config.mpesa) on.push('M-Pesa (Daraja)');
   if (config.card) on.push('card in KES and USD (Paystack)');
   if (config.paypal) on.push('PayPal in every currency but KES');

@@ -12,6 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -128,8 +129,7 @@ export async function buildServices(
     paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
-    console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
-    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    ...signedInAreas(config, payments, database, clocks, rails),
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
@@ -153,6 +153,24 @@ function referencePrices(
   if (config.rates.source === 'file') return { rates: loadRateTable(config.rates.file), book: null, ratesRefresher: null };
   const book = new RateBook({ db, clock, maxAgeMs: config.rates.maxAgeMs, logger });
   return { rates: book, book, ratesRefresher: new RateRefresher({ db, book, clock, logger, urls: config.rates.urls }) };
+}
+
+/**
+ * The signed-in areas: the merchant console's users and sign-in budget per address, and payer accounts
+ * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
+ * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC).
+ */
+function signedInAreas(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
+  const db = database.db;
+  const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
+  if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
+  return {
+    console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
+    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    payerAuth,
+    payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+  };
 }
 
 /** The live M-Pesa rail, through Daraja. */

@@ -10,6 +10,7 @@ import { registerDepositCommands } from './commands/deposits.js';
 import { registerDeveloperCommands } from './commands/developer.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
+import { registerPayerCommands } from './commands/payers.js';
 import { registerRefundCommands } from './commands/refunds.js';
 import { registerPayoutCommands } from './commands/payouts.js';
 import { registerSecretsCommands } from './commands/secrets.js';
@@ -37,6 +38,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerPayoutCommands(program, cli);
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
+  registerPayerCommands(program, cli);
   registerDeveloperCommands(program, cli);
   registerSecretsCommands(program, cli);
 

@@ -18,6 +18,7 @@ import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, Webhook
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
 import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
 import type { AuditLogTable, ConsoleRecoveryCodesTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
+import type { PayerAuditTable, PayerLedgerEntriesTable, PayerSessionsTable, PayersTable } from './tables/payers.js';
 import type {
   CheckoutSecretsTable,
   IdempotencyKeysTable,
@@ -33,6 +34,7 @@ export * from './tables/wallet-and-chain.js';
 export * from './tables/events-and-webhooks.js';
 export * from './tables/money.js';
 export * from './tables/console.js';
+export * from './tables/payers.js';
 export * from './tables/system.js';
 export * from './tables/payouts.js';
 
@@ -74,6 +76,10 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   console_recovery_codes: ConsoleRecoveryCodesTable;
   audit_log: AuditLogTable;
+  payers: PayersTable;
+  payer_sessions: PayerSessionsTable;
+  payer_ledger_entries: PayerLedgerEntriesTable;
+  payer_audit: PayerAuditTable;
   payouts: PayoutsTable;
   payout_transactions: PayoutTransactionsTable;
   payout_nonces: PayoutNoncesTable;

@@ -787,7 +787,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1019,7 +1019,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1056,7 +1056,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1298,7 +1298,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1335,7 +1335,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1662,7 +1662,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1699,7 +1699,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1977,7 +1977,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2014,7 +2014,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2403,7 +2403,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2440,7 +2440,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2685,7 +2685,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2722,7 +2722,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3178,7 +3178,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3215,7 +3215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3549,7 +3549,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3586,7 +3586,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4025,7 +4025,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4062,7 +4062,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4393,7 +4393,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4430,7 +4430,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4766,7 +4766,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4803,7 +4803,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5242,7 +5242,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5279,7 +5279,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5624,7 +5624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5661,7 +5661,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5873,7 +5873,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5910,7 +5910,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6278,7 +6278,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6315,7 +6315,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6595,7 +6595,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6632,7 +6632,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6983,7 +6983,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7020,7 +7020,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7327,7 +7327,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7364,7 +7364,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7751,7 +7751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7788,7 +7788,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8035,7 +8035,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8072,7 +8072,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8353,7 +8353,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8390,7 +8390,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8738,7 +8738,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8775,7 +8775,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9092,7 +9092,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9129,7 +9129,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9476,7 +9476,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9513,7 +9513,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9892,7 +9892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9929,7 +9929,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10267,7 +10267,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10304,7 +10304,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10542,7 +10542,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10579,7 +10579,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10959,7 +10959,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10996,7 +10996,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11236,7 +11236,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11273,7 +11273,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11513,7 +11513,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11550,7 +11550,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11920,7 +11920,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11957,7 +11957,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12211,7 +12211,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12248,7 +12248,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12640,7 +12640,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12677,7 +12677,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12928,7 +12928,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12965,7 +12965,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13302,7 +13302,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13339,7 +13339,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13605,7 +13605,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13642,7 +13642,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13953,7 +13953,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13990,7 +13990,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14200,7 +14200,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14237,7 +14237,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14472,7 +14472,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14509,7 +14509,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14736,7 +14736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -14773,7 +14773,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];

@@ -1,6 +1,6 @@
 export { askDueRailPayments } from './rail-questions.js';
 export { SandboxRail, DEFAULT_MPESA_ANSWER_MS, type SandboxRailOptions } from './sandbox-rail.js';
-export { latestRailPayment } from './rail-payments.repo.js';
+export { insertRailPayment, latestRailPayment } from './rail-payments.repo.js';
 export {
   checkCard,
   luhnValid,

@@ -20,10 +20,14 @@ import { messagePage, type Assets } from '../checkout-page.js';
 import { loadCheckoutSecret } from '../checkout.repo.js';
 import { loadCheckout, type CheckoutDeps, type CheckoutIntent } from '../checkout.service.js';
 import { CheckoutTokens } from './tokens.routes.js';
+import type { PayerAccounts, PayerAuth } from '../../payers/index.js';
 
 export interface CheckoutRouteDeps extends CheckoutDeps {
   /** The origin of each environment's base URL (the checkout's own). */
   origins: Record<Environment, string>;
+  /** The signed-in payer of the wallet cookie, and their balances (paying from the live balance). */
+  payerAuth: Pick<PayerAuth, 'session'>;
+  payerAccounts: Pick<PayerAccounts, 'wallet'>;
 }
 
 /** The app as the checkout's plugin receives it: route schemas type each request (TypeBox). */

@@ -49,7 +49,7 @@ export interface ConsoleRouteDeps {
   webhooks: WebhookService;
   /** The reference prices the home page shows, and where they come from. */
   rates: RateProvider;
-  config: Pick<Config, 'rates' | 'mpesa' | 'card' | 'paypal' | 'chains'>;
+  config: Pick<Config, 'rates' | 'mpesa' | 'card' | 'paypal' | 'chains' | 'payerAccounts'>;
 }
 
 /** Every console route: reachable without an API key (the session is checked instead), not in the API reference. */
