@@ -1,21 +1,23 @@
 // Domain events. Every state change records its event in the same transaction as the change, with the
 // event's webhook deliveries (queued through the webhooks module), so no event is ever lost or recorded for
 // a change that did not commit. Webhook delivery and the event feed read what is written here.
+import { engineOf } from '../../db/dialect.js';
 import { WriteBatch, runInTransaction, type Db, type Tx } from '../../db/transaction.js';
 import { API_VERSION } from '../../shared/api-version.js';
 import { isoTime } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { serializeJson } from '../../shared/raw-json.js';
+import { serializeJson, type RawJson } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { EventPayload, EventType } from './event.schema.js';
-import { enqueueDeliveriesStatement } from '../webhooks/index.js';
+import { enqueueDeliveriesStatement, insertEventsWithDeliveriesStatement } from '../webhooks/index.js';
 import * as repo from './events.repo.js';
 
 export interface RecordEventInput {
   merchantId: string;
   environment: MerchantScope['environment'];
   type: EventType;
-  data: Record<string, unknown>;
+  /** The event's object; a RawJson when the caller already has its JSON text (it is spliced in, not written again). */
+  data: Record<string, unknown> | RawJson;
   paymentIntentId?: string | null;
   /** Milliseconds; the merchant's clock (sandbox time for sandbox events). */
   at: number;
@@ -33,7 +35,8 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     api_version: API_VERSION,
     created_at: isoTime(input.at),
     livemode: input.environment === 'live',
-    data: input.data,
+    // A RawJson stands for its object wherever the payload is written (its toJSON, serializeJson).
+    data: input.data as Record<string, unknown>,
   }));
   const rows = inputs.map((input, i) => ({
     id: payloads[i]!.id,
@@ -45,11 +48,17 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  const deliveries = enqueueDeliveriesStatement(
-    db,
-    payloads.map((p) => p.id),
-  );
-  batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
+  if (engineOf(db) === 'postgres') {
+    // One statement, one round trip: the events and their deliveries.
+    const both = insertEventsWithDeliveriesStatement(db, 'events', repo.insertEventsQuery, rows);
+    batch.add(both.statement, both.onCommit);
+  } else {
+    const deliveries = enqueueDeliveriesStatement(
+      db,
+      payloads.map((p) => p.id),
+    );
+    batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
+  }
   return payloads;
 }
 

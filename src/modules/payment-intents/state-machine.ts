@@ -8,6 +8,7 @@
 import type { PaymentIntentRow } from '../../db/schema.js';
 import { afterCommitOrNow, type Tx } from '../../db/transaction.js';
 import { countIntentMove } from '../../shared/metrics.js';
+import { RawJson } from '../../shared/raw-json.js';
 import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
 import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
@@ -207,7 +208,8 @@ export function addCreationEvents(
   db: Db | Tx,
   batch: WriteBatch,
   intents: readonly PaymentIntentRow[],
-  views: readonly PaymentIntent[],
+  /** What each creation event shows: the view, or its JSON text when already written. */
+  views: ReadonlyArray<PaymentIntent | RawJson>,
 ): void {
   for (const intent of intents) {
     if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
@@ -222,13 +224,13 @@ export function addCreationEvents(
 }
 
 /** The creation event of an intent, showing the intent as its creation's response did. */
-function creationEvent(intent: PaymentIntentRow, view: PaymentIntent): RecordEventInput {
+function creationEvent(intent: PaymentIntentRow, view: PaymentIntent | RawJson): RecordEventInput {
   return {
     merchantId: intent.merchant_id,
     environment: intent.environment,
     type: 'payment_intent.created',
     paymentIntentId: intent.id,
-    data: view as unknown as Record<string, unknown>,
+    data: view instanceof RawJson ? view : (view as unknown as Record<string, unknown>),
     at: intent.created_at,
   };
 }
