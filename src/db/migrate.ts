@@ -23,7 +23,7 @@ import * as m0017 from './migrations/0017-webhook-deliveries-in-flight.js';
 import { sealWebhookSecrets } from './migrations/0018-webhook-secrets-sealed.js';
 import * as m0019 from './migrations/0019-card-refunds-disputes.js';
 import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint.js';
-import * as m0024 from './migrations/0024-events-unused-index.js';
+import * as m0024 from './migrations/0024-write-path-indexes.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -53,7 +53,7 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0018-webhook-secrets-sealed': sealWebhookSecrets(ctx.secrets ?? null),
   '0019-card-refunds-disputes': m0019,
   '0020-webhook-deliveries-pending-by-endpoint': m0020,
-  '0024-events-unused-index': m0024,
+  '0024-write-path-indexes': m0024,
 });
 
 class StaticProvider implements MigrationProvider {
