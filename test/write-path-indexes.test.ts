@@ -70,8 +70,22 @@ describe(`the write path's indexes are the ones its queries read (${ENGINE})`, (
   it('the unused events_merchant index is gone; the partial ones hold only rows a query can find', async () => {
     const names =
       ENGINE === 'postgres'
-        ? (await sql<{ name: string; def: string }>`select indexname as name, indexdef as def from pg_indexes where tablename in ('events', 'payment_intents')`.execute(opened.db)).rows
-        : (await sql<{ name: string; def: string }>`select name, sql as def from sqlite_master where type = 'index' and tbl_name in ('events', 'payment_intents') and sql is not null`.execute(opened.db)).rows;
+        ? (
+            await sql<{
+              name: string;
+              def: string;
+            }>`select indexname as name, indexdef as def from pg_indexes where tablename in ('events', 'payment_intents')`.execute(
+              opened.db,
+            )
+          ).rows
+        : (
+            await sql<{
+              name: string;
+              def: string;
+            }>`select name, sql as def from sqlite_master where type = 'index' and tbl_name in ('events', 'payment_intents') and sql is not null`.execute(
+              opened.db,
+            )
+          ).rows;
     const byName = new Map(names.map((r) => [r.name, r.def]));
     expect(byName.has('events_merchant')).toBe(false);
     expect(byName.get('payment_intents_paid')).toMatch(/where.*paid_at.* is not null/i);

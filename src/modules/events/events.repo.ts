@@ -10,6 +10,9 @@ export function insertEventsStatement(db: Q, rows: ReadonlyArray<Omit<EventsTabl
 }
 
 /** The events' INSERT as a query (PostgreSQL writes it with their deliveries in one statement). */
-export function insertEventsQuery(db: Q, rows: ReadonlyArray<Omit<EventsTable, 'seq' | 'txid'>>): InsertQueryBuilder<DB, 'events', InsertResult> {
+export function insertEventsQuery(
+  db: Q,
+  rows: ReadonlyArray<Omit<EventsTable, 'seq' | 'txid'>>,
+): InsertQueryBuilder<DB, 'events', InsertResult> {
   return db.insertInto('events').values(rows as Array<Omit<EventsTable, 'seq' | 'txid'>>);
 }

@@ -40,7 +40,10 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentSer
       const body = respond(intent);
       if (typeof body !== 'string') return reply.code(201).send(body);
       // JSON text of the schema's object (the type provider types only the object).
-      return reply.code(201).type('application/json; charset=utf-8').send(body as never);
+      return reply
+        .code(201)
+        .type('application/json; charset=utf-8')
+        .send(body as never);
     },
   );
 

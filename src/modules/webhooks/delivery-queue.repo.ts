@@ -21,7 +21,9 @@ function deliveriesInsert(db: Q, source: EventSource, eventIds: readonly string[
   // The CTE of new events is not a table of DB: its columns are the events table's.
   const from = (db as unknown as Kysely<DB & { new_events: DB['events'] }>).selectFrom(`${source} as e`);
   let select = from
-    .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'))
+    .innerJoin('webhook_endpoints as w', (join) =>
+      join.onRef('w.merchant_id', '=', 'e.merchant_id').onRef('w.environment', '=', 'e.environment'),
+    )
     .select([
       sql<string>`${idPrefix} || ${randomHexSql(engine)}`.as('id'),
       'e.id as event_id',
