@@ -3,6 +3,7 @@
 // SIGTERM or SIGINT prints the 25 functions (ALLOC_TOP) that allocated most (bytes, share) to stderr, then exits.
 // A diagnosis aid for bench/alloc.ts's figures, not run by npm run bench.
 import { Session } from 'node:inspector/promises';
+import process from 'node:process';
 
 const session = new Session();
 session.connect();
