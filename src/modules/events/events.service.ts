@@ -1,7 +1,6 @@
 // Domain events. Every state change records its event in the same transaction as the change, with the
 // event's webhook deliveries (queued through the webhooks module), so no event is ever lost or recorded for
 // a change that did not commit. Webhook delivery and the event feed read what is written here.
-import { engineOf } from '../../db/dialect.js';
 import { WriteBatch, runInTransaction, type Db, type Tx } from '../../db/transaction.js';
 import { API_VERSION } from '../../shared/api-version.js';
 import { isoTime } from '../../shared/clock.js';
@@ -9,7 +8,7 @@ import { newId } from '../../shared/ids.js';
 import { serializeJson, type RawJson } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { EventPayload, EventType } from './event.schema.js';
-import { enqueueDeliveriesStatement, insertEventsWithDeliveriesStatement } from '../webhooks/index.js';
+import { addEventsWithDeliveries, type LeadingInsert } from '../webhooks/index.js';
 import * as repo from './events.repo.js';
 
 export interface RecordEventInput {
@@ -24,10 +23,16 @@ export interface RecordEventInput {
 }
 
 /**
- * The writes that record these events and their webhook deliveries, added to `batch` (one statement per
- * table): for a caller that writes them with other statements of its own in one batch.
+ * The writes that record these events and their webhook deliveries, added to `batch`: for a caller that
+ * writes them with other statements of its own in one batch. `before`, an INSERT of the records the events
+ * are about, is written first, in the same statement on PostgreSQL (webhooks' addEventsWithDeliveries).
  */
-export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly RecordEventInput[]): EventPayload[] {
+export function addEvents<R = never>(
+  db: Db | Tx,
+  batch: WriteBatch,
+  inputs: readonly RecordEventInput[],
+  before?: LeadingInsert<R>,
+): EventPayload[] {
   const payloads = inputs.map((input): EventPayload => ({
     id: newId('event'),
     object: 'event',
@@ -48,17 +53,7 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  if (engineOf(db) === 'postgres') {
-    // One statement, one round trip: the events and their deliveries.
-    const both = insertEventsWithDeliveriesStatement(db, 'events', repo.insertEventsQuery, rows);
-    batch.add(both.statement, both.onCommit);
-  } else {
-    const deliveries = enqueueDeliveriesStatement(
-      db,
-      payloads.map((p) => p.id),
-    );
-    batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
-  }
+  addEventsWithDeliveries(batch, db, before ? `events+${before.name}` : 'events', repo.insertEventsQuery, rows, before);
   return payloads;
 }
 

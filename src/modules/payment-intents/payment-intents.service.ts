@@ -60,16 +60,19 @@ export interface NewIntent {
 
 /**
  * The writes of new intents, however many: one INSERT of the intents, their creation events and webhook
- * deliveries, and what must commit with each. What the composition root's group commit writes.
+ * deliveries (on PostgreSQL all one statement), and what must commit with each. What the composition
+ * root's group commit writes.
  */
 export function creationBatch(db: Db, intents: readonly NewIntent[]): WriteBatch {
   const rows = intents.map((i) => i.row);
-  const batch = new WriteBatch().add(repo.insertIntentsStatement(db, rows));
+  const batch = new WriteBatch();
+  // The intents are written with their events (one statement on PostgreSQL).
   addCreationEvents(
     db,
     batch,
     rows,
     intents.map((i) => (i.json === undefined ? i.view : new RawJson(i.json))),
+    { name: 'payment_intents', insert: repo.insertIntentsQuery, rows },
   );
   for (const i of intents) i.commitWith?.addTo(batch, db, i.view);
   return batch;

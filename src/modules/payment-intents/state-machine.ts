@@ -9,7 +9,7 @@ import type { PaymentIntentRow } from '../../db/schema.js';
 import { afterCommitOrNow, type Tx } from '../../db/transaction.js';
 import { countIntentMove } from '../../shared/metrics.js';
 import { RawJson } from '../../shared/raw-json.js';
-import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
+import { addEvents, recordEvent, type EventType, type LeadingInsert, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
 import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
 import * as repo from './payment-intents.repo.js';
@@ -210,6 +210,8 @@ export function addCreationEvents(
   intents: readonly PaymentIntentRow[],
   /** What each creation event shows: the view, or its JSON text when already written. */
   views: ReadonlyArray<PaymentIntent | RawJson>,
+  /** The intents' own INSERT, written with their events. */
+  before?: LeadingInsert<PaymentIntentRow>,
 ): void {
   for (const intent of intents) {
     if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
@@ -220,6 +222,7 @@ export function addCreationEvents(
     db,
     batch,
     intents.map((intent, i) => creationEvent(intent, views[i]!)),
+    before,
   );
 }
 

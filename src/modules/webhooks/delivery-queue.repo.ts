@@ -5,7 +5,7 @@ import { engineOf, insertNotifying, insertNotifyingAfter, jsonListAdmits, random
 import { signallingInsert, type SignallingInsert } from '../../db/notify.js';
 import { prepared } from '../../db/prepared.js';
 import type { DB } from '../../db/schema.js';
-import type { Q } from '../../db/transaction.js';
+import type { Q, WriteBatch } from '../../db/transaction.js';
 import { systemClock } from '../../shared/clock.js';
 import { ID_PREFIXES, timeBase62 } from '../../shared/ids.js';
 
@@ -76,36 +76,81 @@ export function enqueueDeliveriesStatement(db: Q, eventIds: readonly string[]): 
   return signallingInsert(db, statement, DELIVERY_CHANNEL);
 }
 
-const withDeliveries = new Map<string, (db: Q, rows: readonly EventInsertRow[], now: number, idPrefix: string) => CompiledQuery>();
-
 type EventInsertRow = Omit<DB['events'], 'seq' | 'txid'>;
+/** An INSERT query of any table: what compiling it and embedding it in a statement need. */
+type InsertQuery = Pick<InsertQueryBuilder<DB, 'events', InsertResult>, 'compile' | 'toOperationNode'>;
+
+/** An INSERT that must commit with the events, written before them (the records the events are about). */
+export interface LeadingInsert<R> {
+  /** Names its compiled shapes; one `insert` per name. */
+  name: string;
+  insert: (db: Q, rows: readonly R[]) => InsertQuery;
+  rows: readonly R[];
+}
+
+const compiledInserts = new Map<string, (db: Q, rows: readonly unknown[]) => CompiledQuery>();
+
+/** `insert` compiled once per shape of rows (src/db/prepared.ts), under `name`. */
+function compiledInsert<R>(name: string, insert: (db: Q, rows: readonly R[]) => InsertQuery, db: Q, rows: readonly R[]): CompiledQuery {
+  let statement = compiledInserts.get(name);
+  if (!statement) {
+    statement = prepared(`insert:${name}`, insert as (db: Q, rows: readonly unknown[]) => InsertQuery);
+    compiledInserts.set(name, statement);
+  }
+  return statement(db, rows);
+}
+
+const withDeliveries = new Map<
+  string,
+  (db: Q, rows: readonly EventInsertRow[], now: number, idPrefix: string, before: readonly unknown[]) => CompiledQuery
+>();
 
 /**
- * PostgreSQL: new events and their deliveries in one statement, so a batch that records events spends one
- * round trip on them instead of two. `insertEvents` is the events' INSERT (the events module's); its rows
- * feed the deliveries' INSERT ... SELECT as a CTE, which reads the endpoints as the separate statement
- * would. Answers as enqueueDeliveriesStatement does (how many deliveries, NOTIFY when any). `name` names
- * the compiled shape.
+ * Adds to `batch` the writes of new events (their INSERT built by `insertEvents`, the events module's), their
+ * webhook deliveries, and `before` first when given. On PostgreSQL they are one statement, one round
+ * trip (and a batch of that statement alone needs no transaction of its own): `before` and the events are
+ * CTEs, and the deliveries' INSERT ... SELECT reads the new events from theirs, the endpoints as the
+ * separate statement would. On SQLite, one statement each, in one message to the writing thread.
+ * `name` names the compiled shapes: one `insertEvents` and one `before.insert` per name.
  */
-export function insertEventsWithDeliveriesStatement(
+export function addEventsWithDeliveries<R>(
+  batch: WriteBatch,
   db: Q,
   name: string,
   insertEvents: (db: Q, rows: readonly EventInsertRow[]) => InsertQueryBuilder<DB, 'events', InsertResult>,
   rows: readonly EventInsertRow[],
-): SignallingInsert {
-  if (engineOf(db) !== 'postgres') throw new Error('insertEventsWithDeliveriesStatement is for PostgreSQL');
-  let statement = withDeliveries.get(name);
-  if (!statement) {
-    statement = prepared(`events-with-deliveries:${name}`, (q: Q, r: readonly EventInsertRow[], now: number, idPrefix: string) =>
-      insertNotifyingAfter(
-        q,
-        { name: 'new_events', insert: insertEvents(q, r).returning(['id', 'merchant_id', 'environment', 'type']) as never },
-        deliveriesInsert(q, 'new_events', null, now, idPrefix) as never,
-        DELIVERY_CHANNEL,
-      ),
+  before?: LeadingInsert<R>,
+): void {
+  if (engineOf(db) !== 'postgres') {
+    if (before) batch.add(compiledInsert(`${name}:${before.name}`, before.insert, db, before.rows));
+    batch.add(compiledInsert(`${name}:events`, insertEvents, db, rows));
+    const deliveries = enqueueDeliveriesStatement(
+      db,
+      rows.map((r) => r.id),
     );
-    withDeliveries.set(name, statement);
+    batch.add(deliveries.statement, deliveries.onCommit);
+    return;
+  }
+  const key = `${name}:${before?.name ?? ''}`;
+  let statement = withDeliveries.get(key);
+  if (!statement) {
+    statement = prepared(
+      `events-with-deliveries:${key}`,
+      (q: Q, r: readonly EventInsertRow[], now: number, idPrefix: string, leading: readonly unknown[]) =>
+        insertNotifyingAfter(
+          q,
+          [
+            ...(before ? [{ name: 'leading', insert: before.insert(q, leading as readonly R[]) as never }] : []),
+            { name: 'new_events', insert: insertEvents(q, r).returning(['id', 'merchant_id', 'environment', 'type']) as never },
+          ],
+          deliveriesInsert(q, 'new_events', null, now, idPrefix) as never,
+          DELIVERY_CHANNEL,
+        ),
+    );
+    withDeliveries.set(key, statement);
   }
   const now = systemClock.nowMs();
-  return signallingInsert(db, statement(db, rows, now, `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`), DELIVERY_CHANNEL);
+  const compiled = statement(db, rows, now, `${ID_PREFIXES.webhook_delivery}_${timeBase62(now)}`, before?.rows ?? []);
+  const both = signallingInsert(db, compiled, DELIVERY_CHANNEL);
+  batch.add(both.statement, both.onCommit);
 }
