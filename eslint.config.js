@@ -20,7 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: ['src/db/**', 'src/**/*.repo.ts'],
     rules: {
       'no-restricted-syntax': [
@@ -39,7 +39,7 @@ export default tseslint.config(
   {
     // Files and functions a maintainer can hold in mind: a file that grows past 400 lines, or a function past
     // 80, is split by use case (blank lines and comments do not count).
-    files: ['src/**/*.ts', 'packages/sdk/src/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'packages/sdk/src/**/*.ts'],
     ignores: ['packages/sdk/src/openapi.ts'],
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],

@@ -187,6 +187,7 @@ const EXTRA_BENCHES = [
   'bench/processes.ts',
   'bench/metrics-cost.ts',
   'bench/chain.ts',
+  'bench/payouts.ts',
   'bench/console.ts',
 ];
 

@@ -10,7 +10,7 @@ const result = await cruise(['src'], {
   includeOnly: '^src/',
   tsPreCompilationDeps: true,
   tsConfig: { fileName: 'tsconfig.json' },
-  enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
 });
 const graph = new Map();
 for (const m of result.output.modules) {

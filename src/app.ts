@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.js';
 import { registerRequestContext } from './http/context.js';
 import { RequestLog } from './http/request-log.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { registerForms } from './http/forms.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { checkStrings, registerJsonParser } from './http/json-parser.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -15,6 +16,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { balanceRoutes } from './modules/balances/balances.routes.js';
 import { checkoutRoutes } from './modules/checkout/checkout.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
+import { walletRoutes } from './modules/payers/wallet.routes.js';
 import { mpesaCallbackRoutes } from './modules/rails/mpesa/mpesa.routes.js';
 import { paystackRoutes } from './modules/rails/card/paystack.routes.js';
 import { paypalRoutes } from './modules/rails/paypal/paypal.routes.js';
@@ -28,6 +30,7 @@ import { quoteRoutes } from './modules/quotes/quotes.routes.js';
 import { walletDepositRoutes } from './modules/rails/wallet-deposits.routes.js';
 import { rateRoutes } from './modules/rates/rates.routes.js';
 import { refundRoutes } from './modules/refunds/refunds.routes.js';
+import { payoutRoutes } from './modules/payouts/payouts.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { settlementRoutes } from './modules/settlements/settlements.routes.js';
@@ -106,10 +109,10 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, deps.config);
 
+  // Cookies, urlencoded forms and CSRF tokens of the HTML pages (the checkout and the console).
+  await registerForms(app);
   registerHealth(app, deps.database, deps.rates);
-  await app.register(docsRoutes);
-  await app.register(checkoutRoutes, { deps });
-  await app.register(consoleRoutes, { deps });
+  await registerPages(app, deps);
   await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
   await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
   await app.register(paypalRoutes, { rail: deps.paypal, webhooks: deps.paypalWebhooks });
@@ -126,6 +129,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
       await v1.register(webhookRoutes, { webhooks: deps.webhooks });
       await v1.register(eventFeedRoutes, { db: deps.db });
       await v1.register(refundRoutes, { refunds: deps.refunds });
+      await v1.register(payoutRoutes, { payouts: deps.payouts });
       await v1.register(settlementRoutes, { db: deps.db });
       await v1.register(balanceRoutes, { db: deps.db });
       await v1.register(reportRoutes, { reports: deps.reports });
@@ -133,4 +137,12 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   return app;
+}
+
+/** The HTML areas: the docs, the hosted checkout, the merchant console and the payer's wallet. */
+async function registerPages(app: FastifyInstance, deps: Services): Promise<void> {
+  await app.register(docsRoutes);
+  await app.register(checkoutRoutes, { deps });
+  await app.register(consoleRoutes, { deps });
+  await app.register(walletRoutes, { deps: { ...deps, liveOn: deps.config.payerAccounts } });
 }

@@ -58,10 +58,16 @@ const EnvSchema = Type.Object({
   COWRIE_MPESA_PASSKEY: Type.Optional(Type.String({ minLength: 1 })),
   COWRIE_MPESA_CALLBACK_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+/?$' })),
   COWRIE_MPESA_QUERY_AFTER_S: Type.Integer({ default: 30, minimum: 1, maximum: 3600 }),
+  COWRIE_MPESA_INITIATOR_NAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  COWRIE_MPESA_SECURITY_CREDENTIAL: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   COWRIE_PASSWORD_HASH_COST: Type.Integer({ default: 15, minimum: 10, maximum: 20 }),
+  COWRIE_PAYER_ACCOUNTS: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   COWRIE_CHAIN_POLL_MS: Type.Integer({ default: 2000, minimum: 50, maximum: 600_000 }),
   COWRIE_CHAIN_BLOCK_RANGE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
   COWRIE_CHAIN_RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 120_000 }),
+  COWRIE_PAYOUT_AUTO_APPROVE: Type.String({ default: '0', pattern: '^[0-9]{1,15}(\\.[0-9]{1,6})?$' }),
+  // Tests only: the payout sender kills its own process (kill -9) on reaching this step.
+  COWRIE_TEST_PAYOUT_HALT: Type.Optional(Type.Union([Type.Literal('recorded'), Type.Literal('broadcast'), Type.Literal('confirming')])),
   ...chainVariables(),
   ...cardVariables(),
   ...paypalVariables(),
@@ -77,6 +83,8 @@ export interface MpesaConfig {
   /** The public origin Daraja can reach; callbacks go to `<origin>/rails/mpesa/callback/<token>`. */
   readonly callbackOrigin: string;
   readonly queryAfterS: number;
+  /** The initiator of reversals (refunds); null when COWRIE_MPESA_INITIATOR_NAME and _SECURITY_CREDENTIAL are not set. */
+  readonly initiator: { readonly name: string; readonly securityCredential: string } | null;
 }
 
 /** What a process does: `api` serves HTTP only, `worker` runs the background work only, `all` both. */
@@ -143,6 +151,8 @@ export interface Config {
   readonly reportMaxRows: number;
   /** scrypt's cost for console passwords and PINs, as a power of two (N = 2^cost); lowered by tests only. */
   readonly passwordHashCost: number;
+  /** Live payer accounts: the wallet at /wallet and the balance offered on live intents settling in USDT or USDC. */
+  readonly payerAccounts: boolean;
   /** How long the mark of an Idempotency-Key whose request's process died blocks a retry (ms). */
   readonly idempotencyLockMs: number;
   /**
@@ -165,6 +175,10 @@ export interface Config {
   readonly paypal: PaypalConfig | null;
   /** The configured on-chain networks of the live wallet rail (none: the live checkout offers no wallet). */
   readonly chains: readonly ChainConfig[];
+  /** Live payouts up to this amount (decimal text, in their asset) go out without the operator's approval. */
+  readonly payoutAutoApprove: string;
+  /** Tests only: the payout sender kills its own process on reaching this step. */
+  readonly testPayoutHalt: 'recorded' | 'broadcast' | 'confirming' | null;
   readonly chainWatch: {
     /** How often each network's watcher looks at its chain. */
     readonly pollMs: number;
@@ -216,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pendingSettlementDays: c.COWRIE_PENDING_SETTLEMENT_DAYS,
     reportMaxRows: c.COWRIE_REPORT_MAX_ROWS,
     passwordHashCost: c.COWRIE_PASSWORD_HASH_COST,
+    payerAccounts: c.COWRIE_PAYER_ACCOUNTS === 'on',
     idempotencyLockMs: c.COWRIE_IDEMPOTENCY_LOCK_S * 1000,
     secretsKeys: secretsKeys(c.COWRIE_SECRETS_KEY),
     role: c.COWRIE_ROLE,
@@ -226,6 +241,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     card: cardConfig(c as unknown as CardVariables, originOf(liveUrl)),
     paypal: paypalConfig(c as unknown as PaypalVariables, originOf(liveUrl)),
     chains,
+    payoutAutoApprove: c.COWRIE_PAYOUT_AUTO_APPROVE,
+    testPayoutHalt: c.COWRIE_TEST_PAYOUT_HALT ?? null,
     chainWatch: Object.freeze({
       pollMs: c.COWRIE_CHAIN_POLL_MS,
       blockRange: c.COWRIE_CHAIN_BLOCK_RANGE,
@@ -246,7 +263,9 @@ function validateEnv(env: Record<string, string | undefined>): Env {
   if (!validate(raw)) {
     const problems = (validate.errors ?? []).map((e) => {
       const name = e.instancePath.replace(/^\//, '') || String(e.params['missingProperty'] ?? '');
-      return `${name}: ${e.message ?? 'invalid'} (got ${JSON.stringify(env[name])})`;
+      // A secret's value is never repeated in an error (it would end up in logs).
+      const secret = /SECRET|PASSKEY|CREDENTIAL|_KEY$|PAYOUT_KEY/.test(name);
+      return `${name}: ${e.message ?? 'invalid'}${secret ? '' : ` (got ${JSON.stringify(env[name])})`}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -314,6 +333,14 @@ function mpesaConfig(c: Env, liveUrl: string): MpesaConfig | null {
         .join(', ')}`,
     );
   }
+  const initiatorVars = ['COWRIE_MPESA_INITIATOR_NAME', 'COWRIE_MPESA_SECURITY_CREDENTIAL'] as const;
+  const initiatorSet = initiatorVars.filter((k) => c[k] !== undefined);
+  if (initiatorSet.length > 0 && mpesaSet.length === 0)
+    throw new ConfigError(`Invalid configuration:\n  ${initiatorSet[0]} is set but the live M-Pesa rail is not (${mpesaVars.join(', ')})`);
+  if (initiatorSet.length === 1)
+    throw new ConfigError(
+      `Invalid configuration:\n  M-Pesa reversals need both ${initiatorVars.join(' and ')}; missing: ${initiatorVars.find((k) => c[k] === undefined)}`,
+    );
   if (mpesaSet.length === 0) return null;
   return Object.freeze({
     baseUrl: c.COWRIE_MPESA_BASE_URL.replace(/\/+$/, ''),
@@ -323,6 +350,10 @@ function mpesaConfig(c: Env, liveUrl: string): MpesaConfig | null {
     passkey: c.COWRIE_MPESA_PASSKEY!,
     callbackOrigin: (c.COWRIE_MPESA_CALLBACK_URL ?? originOf(liveUrl)).replace(/\/+$/, ''),
     queryAfterS: c.COWRIE_MPESA_QUERY_AFTER_S,
+    initiator:
+      initiatorSet.length === 2
+        ? Object.freeze({ name: c.COWRIE_MPESA_INITIATOR_NAME!, securityCredential: c.COWRIE_MPESA_SECURITY_CREDENTIAL! })
+        : null,
   });
 }
 
@@ -366,8 +397,9 @@ export function originOf(url: string): string {
 }
 
 /** The live payment methods whose rails are configured, as the start-up banner and the console's home say them. */
-export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains'>): string[] {
+export function liveMethodsOf(config: Pick<Config, 'mpesa' | 'card' | 'paypal' | 'chains' | 'payerAccounts'>): string[] {
   const on: string[] = [];
+  if (config.payerAccounts) on.push('account balance (payer accounts, USDT and USDC)');
   if (config.mpesa) on.push('M-Pesa (Daraja)');
   if (config.card) on.push('card in KES and USD (Paystack)');
   if (config.paypal) on.push('PayPal in every currency but KES');

@@ -10,6 +10,7 @@ import type { ConsoleAuth } from './modules/console/index.js';
 import type { CustomerService } from './modules/customers/index.js';
 import type { IntentService, RailRegistry } from './modules/payment-intents/index.js';
 import type { PaymentService } from './modules/payments/index.js';
+import type { PayerAccounts, PayerAuth } from './modules/payers/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
 import type {
@@ -21,6 +22,7 @@ import type {
   PaypalWebhooks,
   PaystackWebhooks,
 } from './modules/rails/index.js';
+import type { PayoutSender, PayoutService } from './modules/payouts/index.js';
 import type { RateProvider, RateRefresher } from './modules/rates/index.js';
 import type { RefundDecisions, RefundService } from './modules/refunds/index.js';
 import type { ReportService } from './modules/reports/index.js';
@@ -50,6 +52,10 @@ export interface Services {
   refunds: RefundService;
   /** The operator's approve and reject of live provider-rail refunds, and the questions about pending ones. */
   refundDecisions: RefundDecisions;
+  /** Merchants' payouts: the API's, the console's and the operator's. */
+  payouts: PayoutService;
+  /** One payout sender per network with a payout key (run by worker processes, one at a time per network). */
+  payoutSenders: PayoutSender[];
   customers: CustomerService;
   quotes: QuoteService;
   reports: ReportService;
@@ -71,6 +77,12 @@ export interface Services {
   console: ConsoleAuth;
   /** Console sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the sign-in route. */
   consoleLogins: WindowLimiter;
+  /** Payer accounts (the live service balance): sign-up, sign-in, sessions and transaction PINs. */
+  payerAuth: PayerAuth;
+  /** Payer accounts as the operator and the wallet page see them: balances, movements, suspension, adjustments. */
+  payerAccounts: PayerAccounts;
+  /** Wallet sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the wallet's sign-in route. */
+  walletLogins: WindowLimiter;
   runTimeJobs: RunTimeJobs;
   /** The sandbox's test helpers: the payment driver, the clock and the trigger of sample events. */
   sandbox: SandboxService;

@@ -9,6 +9,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { startTimeJobs } from './jobs/time-jobs.js';
 import { startDeliveryWorker } from './jobs/webhook-worker.js';
+import { startPayoutSenders } from './jobs/payout-senders.js';
 import { seedDemoMerchant, type CreatedMerchant } from './modules/merchants/index.js';
 import { createConsoleUser } from './modules/console/index.js';
 import { forceCloseListeners, startListeners, type Listeners } from './server.js';
@@ -198,6 +199,12 @@ async function startBackground(
     const leaseOf = (network: string) => new Lease(database.db, `chain-watch:${network}`, holder, Math.max(5_000, pollMs * 5));
     const watchers = startChainWatchers(services.chainWatchers, pollMs, logger, leaseOf);
     started.push(() => watchers.stop());
+  }
+  if (services.payoutSenders.length > 0) {
+    const pollMs = config.chainWatch.pollMs;
+    const leaseOf = (network: string) => new Lease(database.db, `payout-send:${network}`, holder, Math.max(5_000, pollMs * 5));
+    const senders = startPayoutSenders(services.payoutSenders, pollMs, logger, leaseOf);
+    started.push(() => senders.stop());
   }
 }
 

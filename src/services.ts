@@ -12,6 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -28,15 +29,19 @@ import {
   PaypalWebhooks,
   loadEvmSource,
   MpesaRail,
+  MpesaReversals,
   SandboxRail,
   SolanaSource,
   TronSource,
   type ChainRailNetwork,
+  type ChainRefundSender,
   type ChainSource,
   type WalletNetwork,
 } from './modules/rails/index.js';
 import { loadRateTable, RateBook, RateRefresher, type RateProvider } from './modules/rates/index.js';
 import { RefundDecisions, RefundService } from './modules/refunds/index.js';
+import { buildSenderNetworks, PayoutSender, PayoutService, SenderRegistry } from './modules/payouts/index.js';
+import { Decimal } from './shared/money.js';
 import { ReportService } from './modules/reports/index.js';
 import { SandboxService } from './modules/sandbox/index.js';
 import { settlementPolicy } from './modules/settlements/index.js';
@@ -87,14 +92,15 @@ export async function buildServices(
   if (card) rails.register('live', card);
   const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
   if (paypal) rails.register('live', paypal);
-  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, opts.logger);
-  if (chainRail) rails.register('live', chainRail);
+  const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? 60) * 1000;
+  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions });
+  mpesa?.reversals?.refundsTo(refundDecisions);
+  refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -113,6 +119,8 @@ export async function buildServices(
     links,
     refunds,
     refundDecisions,
+    payouts,
+    payoutSenders,
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
@@ -125,8 +133,7 @@ export async function buildServices(
     paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
-    console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
-    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    ...signedInAreas(config, payments, database, clocks, rails),
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
@@ -152,6 +159,24 @@ function referencePrices(
   return { rates: book, book, ratesRefresher: new RateRefresher({ db, book, clock, logger, urls: config.rates.urls }) };
 }
 
+/**
+ * The signed-in areas: the merchant console's users and sign-in budget per address, and payer accounts
+ * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
+ * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC).
+ */
+function signedInAreas(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
+  const db = database.db;
+  const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
+  if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
+  return {
+    console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
+    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    payerAuth,
+    payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+  };
+}
+
 /** The live M-Pesa rail, through Daraja. */
 function liveMpesa(
   mpesa: NonNullable<Config['mpesa']>,
@@ -168,7 +193,9 @@ function liveMpesa(
     passkey: mpesa.passkey,
   });
   const queryAfterMs = mpesa.queryAfterS * 1000;
-  return new MpesaRail(payments, { db, clocks, client, callbackOrigin: mpesa.callbackOrigin, queryAfterMs, logger });
+  const { callbackOrigin, initiator } = mpesa;
+  const reversals = initiator ? new MpesaReversals({ db, clocks, client, callbackOrigin, initiator, logger }) : undefined;
+  return new MpesaRail(payments, { db, clocks, client, callbackOrigin, queryAfterMs, logger, ...(reversals ? { reversals } : {}) });
 }
 
 /** The live card rail through Paystack, and its webhooks' receiver. */
@@ -207,14 +234,21 @@ function livePaypal(paypal: Config['paypal'], payments: PaymentService, db: Data
 }
 
 /** The live on-chain wallet rail and one watcher per configured network (none: no rail). */
-async function liveChains(config: Config, payments: PaymentService, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+async function liveChains(
+  config: Config,
+  payments: PaymentService,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+  refundSender?: ChainRefundSender,
+) {
   const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
   const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger }));
   if (sources.length === 0) return { chainWatchers, chainRail: null };
   const networks = new Map<WalletNetwork, ChainRailNetwork>(
     sources.map((source, i) => [config.chains[i]!.network, railNetworkOf(source, config.chains[i]!.tokens, logger)]),
   );
-  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks }) };
+  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }) };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {
@@ -234,4 +268,55 @@ async function chainSource(config: Config, chain: Config['chains'][number]): Pro
     case 'solana':
       return new SolanaSource(common);
   }
+}
+
+/** The live wallet rail (registered) with its watchers, and the payouts with their senders, which send its refunds. */
+async function chainsAndPayouts(
+  config: Config,
+  payments: PaymentService,
+  rails: RailRegistry,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+) {
+  const { payouts, payoutSenders, refundSender, refundsTo } = await payoutsOf(config, db, clocks, logger);
+  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, logger, refundSender);
+  if (chainRail) rails.register('live', chainRail);
+  return { chainWatchers, payouts, payoutSenders, refundsTo };
+}
+
+/**
+ * Payouts, and one sender per network whose payout key is set (run by worker processes under a lease); with
+ * senders, the chain rail sends external-wallet refunds through them, and a sender tells the refund
+ * decisions (given later, through `refundsTo`) when a refund's send is final.
+ */
+async function payoutsOf(config: Config, db: Database['db'], clocks: MerchantClocks, logger: Logger) {
+  const networks = await buildSenderNetworks(config.chains, { timeoutMs: config.chainWatch.rpcTimeoutMs });
+  let decisions: RefundDecisions | null = null;
+  const onRefundFinal = (sendId: string) =>
+    void decisions
+      ?.hint('external_wallet', sendId, null)
+      .catch((err: unknown) => logger.warn({ err, send: sendId }, 'refund question failed'));
+  const halt = config.testPayoutHalt;
+  const payoutSenders = networks.map(
+    (target) =>
+      new PayoutSender({
+        db,
+        clock: clocks.base,
+        target,
+        logger,
+        retryMs: config.chainWatch.pollMs,
+        onRefundFinal,
+        // Tests only: a kill -9 of this process at the step named.
+        ...(halt ? { onStep: (step: string) => void (step === halt && process.kill(process.pid, 'SIGKILL')) } : {}),
+      }),
+  );
+  const autoApprove = new Decimal(config.payoutAutoApprove);
+  const payouts = new PayoutService({ db, clocks, networks: new SenderRegistry(networks), autoApprove });
+  return {
+    payouts,
+    payoutSenders,
+    refundSender: payoutSenders.length > 0 ? payouts : undefined,
+    refundsTo: (d: RefundDecisions) => void (decisions = d),
+  };
 }

@@ -97,7 +97,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`merchant console in a browser (${ENGINE})`, { t
     const verified = await s.call('test', 'GET', '/auth/verify', { key: shown });
     expect(verified.json).toMatchObject({ key_type: 'restricted', scopes: ['payments:read'] });
     await checked(page, 'developers');
-    for (const name of ['Refunds', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events']) {
+    for (const name of ['Refunds', 'Payouts', 'Settlements', 'Payment links', 'Customers', 'Reports', 'Events']) {
       await page.getByRole('link', { name, exact: true }).click();
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(name);
       await checked(page, name.toLowerCase().replace(' ', '-'));

@@ -10,7 +10,7 @@ describe('live card configuration', () => {
   it('is off without the secret key, and on with it', () => {
     const off = loadConfig(base);
     expect(off.card).toBeNull();
-    expect(liveMethodsOf(off)).toEqual([]);
+    expect(liveMethodsOf(off)).toEqual(['account balance (payer accounts, USDT and USDC)']);
     const on = loadConfig({ ...base, COWRIE_PAYSTACK_SECRET_KEY: 'sk_live_0123456789abcdef' });
     expect(on.card).toEqual({
       secretKey: 'sk_live_0123456789abcdef',
@@ -18,7 +18,7 @@ describe('live card configuration', () => {
       returnOrigin: 'https://pay.example.com',
       queryAfterS: 60,
     });
-    expect(liveMethodsOf(on)).toEqual(['card in KES and USD (Paystack)']);
+    expect(liveMethodsOf(on)).toEqual(['account balance (payer accounts, USDT and USDC)', 'card in KES and USD (Paystack)']);
   });
 
   it('takes a base URL and a question delay; refuses malformed values naming the variable', () => {

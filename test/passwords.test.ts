@@ -2,7 +2,7 @@
 // stored form names its cost, so hashes made at one cost verify after the cost changes.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { hashSecret, verifySecret } from '../src/modules/console/passwords.js';
+import { hashSecret, verifySecret } from '../src/shared/passwords.js';
 
 describe('password hashing cost', () => {
   it('is 2^15 unless the operator says otherwise, and only 10 to 20 is accepted', () => {

@@ -25,7 +25,7 @@ describe('live PayPal configuration', () => {
       returnOrigin: 'https://pay.example.com',
       queryAfterS: 60,
     });
-    expect(liveMethodsOf(on)).toEqual(['PayPal in every currency but KES']);
+    expect(liveMethodsOf(on)).toEqual(['account balance (payer accounts, USDT and USDC)', 'PayPal in every currency but KES']);
   });
 
   it('refuses a partial set naming what is missing, and malformed values naming the variable', () => {

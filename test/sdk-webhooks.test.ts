@@ -37,7 +37,7 @@ describe(`@cowrie/sdk webhooks.constructEvent (${ENGINE})`, () => {
     expect(event.id).toBe(delivery!.headers['service-event-id']);
     if (event.type === 'payment_intent.created') expect(event.data.id).toBe(intent.id);
     // The raw bytes verify as well as the text, and a Fetch Headers object as well as Node's headers.
-    const asHeaders = new Headers(Object.entries(delivery!.headers).map(([k, v]) => [k, String(v)]));
+    const asHeaders = new Headers(Object.entries(delivery!.headers).map(([k, v]): [string, string] => [k, String(v)]));
     expect(constructEvent(Buffer.from(delivery!.body, 'utf8'), asHeaders, secret).id).toBe(event.id);
     // The Standard Webhooks signature alone verifies too.
     const { 'service-signature': _drop, ...standardOnly } = delivery!.headers;

@@ -10,6 +10,8 @@ const peer = await startDarajaPeer({
   consumerSecret: env['DARAJA_PEER_CONSUMER_SECRET'] ?? 'peer-secret',
   shortcode: env['DARAJA_PEER_SHORTCODE'] ?? '174379',
   passkey: env['DARAJA_PEER_PASSKEY'] ?? 'peer-passkey',
+  initiatorName: env['DARAJA_PEER_INITIATOR_NAME'] ?? 'peer-initiator',
+  securityCredential: env['DARAJA_PEER_SECURITY_CREDENTIAL'] ?? 'peer-credential',
 });
 process.stdout.write(
   [
@@ -17,8 +19,10 @@ process.stdout.write(
     'Start Cowrie with:',
     `  COWRIE_MPESA_BASE_URL=${peer.url} COWRIE_MPESA_CONSUMER_KEY=${env['DARAJA_PEER_CONSUMER_KEY'] ?? 'peer-key'} \\`,
     `  COWRIE_MPESA_CONSUMER_SECRET=${env['DARAJA_PEER_CONSUMER_SECRET'] ?? 'peer-secret'} COWRIE_MPESA_SHORTCODE=${env['DARAJA_PEER_SHORTCODE'] ?? '174379'} \\`,
-    `  COWRIE_MPESA_PASSKEY=${env['DARAJA_PEER_PASSKEY'] ?? 'peer-passkey'} npm start`,
+    `  COWRIE_MPESA_PASSKEY=${env['DARAJA_PEER_PASSKEY'] ?? 'peer-passkey'} \\`,
+    `  COWRIE_MPESA_INITIATOR_NAME=${env['DARAJA_PEER_INITIATOR_NAME'] ?? 'peer-initiator'} COWRIE_MPESA_SECURITY_CREDENTIAL=${env['DARAJA_PEER_SECURITY_CREDENTIAL'] ?? 'peer-credential'} npm start`,
     'Phones: 254700000001 pays, …02 cancels (1032), …03 no funds (1), …04 times out (1037), …05 wrong PIN (2001); any other pays.',
+    'Refunds: `cowrie refunds approve re_…` of a paid intent sends a reversal; its result comes back a moment later.',
     '',
   ].join('\n'),
 );

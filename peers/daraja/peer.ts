@@ -4,9 +4,12 @@
 // as strictly as Daraja does (token, Password, Timestamp, Amount, phone format, field lengths). Each phone
 // number answers a result code (set per number, or for the next push), with its callback sent after a
 // delay, twice, late or never; tokens can be made to run out quickly; the next call can fail.
+// Reversals (reversals.ts): `POST /mpesa/reversal/v1/request` of a receipt the peer paid, its result posted to
+// ResultURL (or QueueTimeOutURL), once, twice or never; a receipt reverses once.
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createReversals, type ReversalBehaviour, type ReversalRecord } from './reversals.js';
 
 export interface PeerBehaviour {
   resultCode: number;
@@ -28,6 +31,9 @@ export interface DarajaPeerOptions {
   passkey: string;
   /** Lifetime of an access token (Daraja: 3599 s). */
   tokenTtlS?: number;
+  /** The initiator reversals must name, and its security credential (any non-empty ones when unset). */
+  initiatorName?: string;
+  securityCredential?: string;
   /** Extra delay of a `late` callback. */
   lateDelayMs?: number;
 }
@@ -75,15 +81,23 @@ export interface DarajaPeer {
   /** The next push (whatever its phone) behaves so. */
   setNextBehaviour(behaviour: Partial<PeerBehaviour>): void;
   /** The next call to this endpoint answers this HTTP status with Daraja's error shape. */
-  failNext(endpoint: 'oauth' | 'stkpush' | 'query', status: 500 | 503 | 400): void;
+  failNext(endpoint: Endpoint, status: 500 | 503 | 400): void;
   /** The answer to the next call of `endpoint` goes out `ms` later (a slow Daraja; the call is counted at once). */
-  holdNext(endpoint: 'stkpush' | 'query', ms: number): void;
+  holdNext(endpoint: Exclude<Endpoint, 'oauth'>, ms: number): void;
   /** Calls received per endpoint, answered or not yet. */
-  readonly received: Readonly<Record<'oauth' | 'stkpush' | 'query', number>>;
+  readonly received: Readonly<Record<Endpoint, number>>;
+  /** Reversals received, in order. */
+  reversals: ReversalRecord[];
+  /** How the next reversal ends (default: succeeds, one result callback after 200 ms). */
+  setNextReversal(behaviour: Partial<ReversalBehaviour>): void;
+  /** Posts a reversal's result callback again (a duplicate); answers the HTTP status Cowrie gave. */
+  resendReversalResult(conversationId: string): Promise<number>;
   /** Forgets every token handed out (Daraja's refusal 404.001.03 follows). */
   expireTokens(): void;
   close(): Promise<void>;
 }
+
+type Endpoint = 'oauth' | 'stkpush' | 'query' | 'reversal';
 
 const nairobi = (ms: number) => {
   const t = new Date(ms + 3 * 3_600_000);
@@ -105,8 +119,8 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
   const phones = new Map<string, Partial<PeerBehaviour>>();
   let next: Partial<PeerBehaviour> | null = null;
   const failures = new Map<string, number>();
-  const holds = new Map<'stkpush' | 'query', number>();
-  const received = { oauth: 0, stkpush: 0, query: 0 };
+  const holds = new Map<Exclude<Endpoint, 'oauth'>, number>();
+  const received = { oauth: 0, stkpush: 0, query: 0, reversal: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const pushes: PushRecord[] = [];
   const calls: DarajaPeer['calls'] = [];
@@ -241,6 +255,20 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
     };
   }
 
+  const reversals = createReversals({
+    shortcode: opts.shortcode,
+    ...(opts.initiatorName ? { initiatorName: opts.initiatorName } : {}),
+    ...(opts.securityCredential ? { securityCredential: opts.securityCredential } : {}),
+    paid: (r) => {
+      const p = pushes.find((x) => x.receipt === r && x.behaviour.resultCode === 0 && x.resolvesAt <= Date.now());
+      return p ? { amount: p.behaviour.amountPaid ?? Number(p.body['Amount']), phone: String(p.body['PhoneNumber']) } : undefined;
+    },
+    timers,
+    error,
+    newReceipt: receipt,
+    requestId,
+  });
+
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -253,7 +281,9 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
             ? 'stkpush'
             : path === '/mpesa/stkpushquery/v1/query'
               ? 'query'
-              : null;
+              : path === '/mpesa/reversal/v1/request'
+                ? 'reversal'
+                : null;
       if (endpoint) received[endpoint]++;
       const answer = (() => {
         if (!endpoint) return error(404, '404.001.01', 'Resource not found');
@@ -282,10 +312,12 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
           return error(400, '400.002.05', 'Invalid Request Payload');
         }
         if (body === null || typeof body !== 'object' || Array.isArray(body)) return error(400, '400.002.05', 'Invalid Request Payload');
-        return endpoint === 'stkpush' ? stkPush(body as Record<string, unknown>) : stkQuery(body as Record<string, unknown>);
+        const fields = body as Record<string, unknown>;
+        if (endpoint === 'reversal') return reversals.request(fields);
+        return endpoint === 'stkpush' ? stkPush(fields) : stkQuery(fields);
       })();
-      const hold = endpoint === 'stkpush' || endpoint === 'query' ? holds.get(endpoint) : undefined;
-      if (hold !== undefined) holds.delete(endpoint as 'stkpush' | 'query');
+      const hold = endpoint && endpoint !== 'oauth' ? holds.get(endpoint) : undefined;
+      if (hold !== undefined) holds.delete(endpoint as Exclude<Endpoint, 'oauth'>);
       const send = () => {
         calls.push({ path, status: answer.status });
         res.writeHead(answer.status, { 'content-type': 'application/json' });
@@ -318,6 +350,9 @@ export async function startDarajaPeer(opts: DarajaPeerOptions): Promise<DarajaPe
     failNext: (endpoint, status) => void failures.set(endpoint, status),
     holdNext: (endpoint, ms) => void holds.set(endpoint, ms),
     received,
+    reversals: reversals.records,
+    setNextReversal: reversals.setNext,
+    resendReversalResult: reversals.resend,
     expireTokens: () => tokens.clear(),
     close: () =>
       new Promise<void>((resolve) => {

@@ -20,6 +20,8 @@ process.stdout.write(
     `  ${post('transfer', `{"mint":"${SOLANA_USDT_MINT}","fromOwner":"${payer}","toOwner":"${payee}","amount":"10500000"}`)}`,
     `and make it final (${SOLANA_FINALITY_DEPTH} slots):`,
     `  ${post('advance', `{"n":${SOLANA_FINALITY_DEPTH}}`)}`,
+    'To send from a hot wallet (payouts), give its address tokens first:',
+    `  ${post('mintTo', `{"owner":"<hot wallet address>","mint":"${SOLANA_USDT_MINT}","amount":"100000000"}`)}`,
     '',
   ].join('\n'),
 );

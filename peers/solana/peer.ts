@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { base58Decode, base58Encode } from '../shared/base58.js';
 import { startPeerServer, type Answer, type PeerServer } from '../shared/http-peer.js';
+import { createSolanaSending, type SolanaSending } from './payouts.js';
 
 export const TOKEN_PROGRAM_ID = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 export const TOKEN_2022_PROGRAM_ID = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -61,6 +62,8 @@ export interface SolanaPeer extends PeerServer {
   advance(n?: number): number;
   /** Takes the transaction away as a fork would; answers whether it was there. */
   drop(signature: string): boolean;
+  /** Sending: getLatestBlockhash, sendTransaction and the controls of payouts.ts (mintTo, failNextOnChain, dropNext). */
+  readonly sending: SolanaSending;
 }
 
 // ---- base58, ed25519 curve check, program-derived addresses ----
@@ -183,7 +186,7 @@ export async function startSolanaPeer(
       if (t.source === pubkey) b += t.topUp - t.amount;
       if (t.destination === pubkey) b += t.amount;
     }
-    return b;
+    return b + sending.minted(pubkey);
   };
 
   const ensureAccount = (owner: string, mint: string, atSlot: number) => {
@@ -240,6 +243,33 @@ export async function startSolanaPeer(
       return true;
     },
   };
+
+  /** Transactions that landed and failed (fee paid, nothing moved): signature → slot and error. */
+  const failedTxs = new Map<string, { slot: number; err: unknown }>();
+  const sending = createSolanaSending({
+    slot: () => slot,
+    slotAt,
+    programs: { token: TOKEN_PROGRAM_ID, ata: ASSOCIATED_TOKEN_PROGRAM_ID, system: SYSTEM_PROGRAM_ID },
+    associatedTokenAddress,
+    account: (pubkey) => accounts.get(pubkey),
+    ensureAccount: (owner, mint) => ensureAccount(owner, mint, slot).account.pubkey,
+    balance: (pubkey, c) => balance(pubkey, c),
+    known: (signature) => failedTxs.has(signature) || txs.some((t) => t.signature === signature),
+    land(t) {
+      slot++;
+      if (t.createsDestination) ensureAccount(t.toOwner, t.mint, slot);
+      txs.push({ ...t, slot, blockTime: Math.floor(Date.now() / 1000), seq: ++seq, topUp: 0n });
+      return slot;
+    },
+    landFailed(signature, err) {
+      slot++;
+      failedTxs.set(signature, { slot, err });
+      return slot;
+    },
+    rpcError: (code, message, data) => new RpcError(code, message, data),
+    commitmentOf: (cfg) => commitmentOf(cfg),
+    configOf: (v) => configOf(v),
+  });
 
   // ---- transaction shapes ----
 
@@ -549,15 +579,16 @@ export async function startSolanaPeer(
         context: { apiVersion: '2.0.0', slot },
         value: sigs.map((sig: unknown) => {
           if (typeof sig !== 'string' || base58Decode(sig)?.length !== 64) throw invalidParams('Invalid param: WrongSize');
-          const t = txs.find((x) => x.signature === sig);
+          const t = txs.find((x) => x.signature === sig) ?? failedTxs.get(sig);
           if (!t || (!searchHistory && slot - t.slot > SOLANA_STATUS_CACHE_SLOTS)) return null;
           const status = statusOf(t.slot);
+          const err = 'err' in t ? t.err : null;
           return {
             confirmationStatus: status,
             confirmations: status === 'finalized' ? null : slot - t.slot,
-            err: null,
+            err,
             slot: t.slot,
-            status: { Ok: null },
+            status: err === null ? { Ok: null } : { Err: err },
           };
         }),
       };
@@ -574,7 +605,11 @@ export async function startSolanaPeer(
     if (!call || typeof call !== 'object' || Array.isArray(call)) return rpcError(null, -32600, 'Invalid request');
     const { jsonrpc, id, method, params } = call as Record<string, unknown>;
     if (jsonrpc !== '2.0' || typeof method !== 'string') return rpcError(id, -32600, 'Invalid request');
-    const fn = methods[method];
+    const fn = Object.hasOwn(methods, method)
+      ? methods[method]
+      : Object.hasOwn(sending.methods, method)
+        ? sending.methods[method]
+        : undefined;
     if (!fn) return rpcError(id, -32601, 'Method not found');
     if (params !== undefined && !Array.isArray(params)) return rpcError(id, -32602, 'Invalid params: expected an array');
     try {
@@ -596,6 +631,10 @@ export async function startSolanaPeer(
       advance: (args, fields) => ({ slot: control.advance(Number(args[0] ?? fields['n'] ?? 1)) }),
       drop: (args, fields) => ({ dropped: control.drop(String(args[0] ?? fields['signature'] ?? '')) }),
       slot: () => ({ slot }),
+      mintTo: (args, fields) =>
+        sending.mintTo(String(args[0] ?? fields['owner']), String(args[1] ?? fields['mint']), String(args[2] ?? fields['amount'])),
+      failNextOnChain: (args, fields) => sending.failNextOnChain(Number(args[0] ?? fields['n'] ?? 1)),
+      dropNext: (args, fields) => sending.dropNext(Number(args[0] ?? fields['n'] ?? 1)),
     },
     failure: (status) => ({ status, body: rpcError(null, status, http.STATUS_CODES[status] ?? 'Error') }),
     answer: ({ method, path, body }, _query, badJson): Answer => {
@@ -633,5 +672,6 @@ export async function startSolanaPeer(
     transfer: control.transfer,
     advance: control.advance,
     drop: control.drop,
+    sending,
   };
 }

@@ -19,6 +19,8 @@ process.stdout.write(
     `  ${post('transfer', `{"from":"${payer}","to":"${payee}","value":"10500000"}`)}`,
     `and make it ${TRON_SOLIDIFY_DEPTH} blocks deep:`,
     `  ${post('mine', `{"n":${TRON_SOLIDIFY_DEPTH}}`)}`,
+    'To send from a hot wallet (payouts), give its address tokens first:',
+    `  ${post('fund', `{"contract":"${TRON_USDT}","address":"<hot wallet address>","value":"100000000"}`)}`,
     '',
   ].join('\n'),
 );

@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { base58Decode, base58Encode } from '../shared/base58.js';
 import { startPeerServer, type Answer, type PeerRequest, type PeerServer } from '../shared/http-peer.js';
+import { createTronSending, type TronSending } from './payouts.js';
 
 export const TRON_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRON_USDC = 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8';
@@ -47,6 +48,8 @@ export interface TronPeer extends PeerServer {
   drop(transaction_id: string): boolean;
   /** Timestamp (ms) of a block. */
   blockTimestamp(blockNumber: number): number;
+  /** Sending: balances, the pending pool and the controls of wallet/broadcasttransaction. */
+  readonly sending: TronSending;
 }
 
 // ---- base58check TRON addresses ----
@@ -109,6 +112,18 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
   // java-tron's blockID: the block number in the first 8 bytes, then 24 bytes of the block's hash.
   const blockId = (n: number) => n.toString(16).padStart(16, '0') + sha256(`${blockSalt}:${n}`).toString('hex').slice(16);
   const confirmed = (t: TronTransfer) => head - t.blockNumber >= TRON_SOLIDIFY_DEPTH;
+  const sending = createTronSending({
+    head: () => head,
+    blockTimestamp,
+    blockId,
+    normalizeAddress,
+    tronAddressToHex,
+    tronAddressFromHex,
+    newBlock: () => ++head,
+    addTransfer: (t, blockNumber) => {
+      transfers.push({ ...t, blockNumber, block_timestamp: blockTimestamp(blockNumber) });
+    },
+  });
 
   const control = {
     transfer(t: { contract?: string; from: string; to: string; value: string | number | bigint }) {
@@ -119,6 +134,7 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
       const value = String(t.value);
       if (!/^\d+$/.test(value)) throw new BadRequest('transfer: value must be a non-negative integer (base units)');
       head++;
+      sending.credit(contract, from, to, BigInt(value));
       const record: TronTransfer = {
         transaction_id: randomBytes(32).toString('hex'),
         contract,
@@ -133,7 +149,10 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
     },
     mine(n = 1) {
       if (!Number.isInteger(n) || n < 0) throw new BadRequest('mine: n must be a non-negative integer');
-      head += n;
+      for (let i = 0; i < n; i++) {
+        head++;
+        sending.mineInto(head);
+      }
       return head;
     },
     drop(transaction_id: string) {
@@ -234,7 +253,12 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
     if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value))
       return { status: 200, body: { Error: 'class java.lang.IllegalArgumentException : Invalid transaction id' } };
     const t = transfers.find((x) => x.transaction_id === value.toLowerCase());
-    if (!t || (solidified && !confirmed(t))) return { status: 200, body: {} };
+    if (!t) {
+      const failed = sending.failedInfo(value.toLowerCase());
+      if (!failed || (solidified && head - (failed['blockNumber'] as number) < TRON_SOLIDIFY_DEPTH)) return { status: 200, body: {} };
+      return { status: 200, body: failed };
+    }
+    if (solidified && !confirmed(t)) return { status: 200, body: {} };
     const contractHex = tronAddressToHex(t.contract)!;
     return {
       status: 200,
@@ -294,6 +318,14 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
         return transactionInfo(body, query, false);
       case '/walletsolidity/gettransactioninfobyid':
         return transactionInfo(body, query, true);
+      case '/wallet/triggersmartcontract':
+        return sending.trigger(body);
+      case '/wallet/triggerconstantcontract':
+        return sending.constant(body);
+      case '/wallet/broadcasttransaction':
+        return sending.broadcast(body);
+      case '/wallet/gettransactionfrompending':
+        return sending.fromPending(body);
       default:
         return tronError(404, `Not Found: ${path}`);
     }
@@ -308,6 +340,13 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
       mine: (args, fields) => ({ head: control.mine(Number(args[0] ?? fields['n'] ?? 1)) }),
       drop: (args, fields) => ({ dropped: control.drop(String(args[0] ?? fields['transaction_id'] ?? '')) }),
       head: () => ({ head, timestamp: blockTimestamp(head) }),
+      fund: (args, fields) => sending.fund((args[0] ?? fields) as Parameters<typeof sending.fund>[0]),
+      revertNext: (args, fields) => sending.revertNext(Number(args[0] ?? fields['n'] ?? 1)),
+      hold: (args, fields) => sending.hold(Boolean(args[0] ?? fields['on'] ?? true)),
+      tamperNext: (args, fields) => sending.tamperNext(String(args[0] ?? fields['kind']) as Parameters<typeof sending.tamperNext>[0]),
+      balance: (args, fields) => ({
+        balance: sending.balanceOf(String(args[0] ?? fields['contract']), String(args[1] ?? fields['address'])).toString(),
+      }),
     },
     failure: (status) => tronError(status, http.STATUS_CODES[status] ?? 'Error'),
     answer: (req, query, badJson) =>
@@ -326,5 +365,6 @@ export async function startTronPeer(opts: { port?: number; host?: string; blockI
     mine: control.mine,
     drop: control.drop,
     blockTimestamp,
+    sending,
   };
 }

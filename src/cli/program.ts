@@ -10,7 +10,9 @@ import { registerDepositCommands } from './commands/deposits.js';
 import { registerDeveloperCommands } from './commands/developer.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerMerchantCommands } from './commands/merchants.js';
+import { registerPayerCommands } from './commands/payers.js';
 import { registerRefundCommands } from './commands/refunds.js';
+import { registerPayoutCommands } from './commands/payouts.js';
 import { registerSecretsCommands } from './commands/secrets.js';
 import { registerServeAndMigrate } from './commands/serve-and-migrate.js';
 import { CliFailure, CliSession, type CliIo } from './commands/session.js';
@@ -33,8 +35,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerMerchantCommands(program, cli);
   registerKeyCommands(program, cli);
   registerRefundCommands(program, cli);
+  registerPayoutCommands(program, cli);
   registerUserCommands(program, cli);
   registerDepositCommands(program, cli);
+  registerPayerCommands(program, cli);
   registerDeveloperCommands(program, cli);
   registerSecretsCommands(program, cli);
 

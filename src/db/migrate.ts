@@ -23,7 +23,10 @@ import * as m0017 from './migrations/0017-webhook-deliveries-in-flight.js';
 import { sealWebhookSecrets } from './migrations/0018-webhook-secrets-sealed.js';
 import * as m0019 from './migrations/0019-card-refunds-disputes.js';
 import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint.js';
+import * as m0021 from './migrations/0021-payouts.js';
+import * as m0022 from './migrations/0022-mpesa-reversals.js';
 import * as m0024 from './migrations/0024-write-path-indexes.js';
+import * as m0025 from './migrations/0025-payers.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -53,7 +56,10 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0018-webhook-secrets-sealed': sealWebhookSecrets(ctx.secrets ?? null),
   '0019-card-refunds-disputes': m0019,
   '0020-webhook-deliveries-pending-by-endpoint': m0020,
+  '0021-payouts': m0021,
+  '0022-mpesa-reversals': m0022,
   '0024-write-path-indexes': m0024,
+  '0025-payers': m0025,
 });
 
 class StaticProvider implements MigrationProvider {

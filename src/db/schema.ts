@@ -11,11 +11,14 @@ import type {
   PaymentLinksTable,
   QuotesTable,
   RailPaymentsTable,
+  MpesaReversalsTable,
 } from './tables/payments.js';
 import type { ChainCursorsTable, ChainTransfersTable, WalletAllocationsTable, WalletDepositsTable } from './tables/wallet-and-chain.js';
 import type { EventsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables/events-and-webhooks.js';
 import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './tables/money.js';
+import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
 import type { AuditLogTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
+import type { PayerAuditTable, PayerLedgerEntriesTable, PayerSessionsTable, PayersTable } from './tables/payers.js';
 import type {
   CheckoutSecretsTable,
   IdempotencyKeysTable,
@@ -31,7 +34,9 @@ export * from './tables/wallet-and-chain.js';
 export * from './tables/events-and-webhooks.js';
 export * from './tables/money.js';
 export * from './tables/console.js';
+export * from './tables/payers.js';
 export * from './tables/system.js';
+export * from './tables/payouts.js';
 
 /** The database, a transaction on it, or either (a read, or a write that needs no transaction of its own). */
 export type Db = Kysely<DB>;
@@ -52,6 +57,7 @@ export interface DB {
   sandbox_clocks: SandboxClocksTable;
   payment_links: PaymentLinksTable;
   rail_payments: RailPaymentsTable;
+  mpesa_reversals: MpesaReversalsTable;
   wallet_allocations: WalletAllocationsTable;
   wallet_deposits: WalletDepositsTable;
   checkout_secrets: CheckoutSecretsTable;
@@ -69,4 +75,11 @@ export interface DB {
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   audit_log: AuditLogTable;
+  payers: PayersTable;
+  payer_sessions: PayerSessionsTable;
+  payer_ledger_entries: PayerLedgerEntriesTable;
+  payer_audit: PayerAuditTable;
+  payouts: PayoutsTable;
+  payout_transactions: PayoutTransactionsTable;
+  payout_nonces: PayoutNoncesTable;
 }

@@ -9,6 +9,7 @@ import type { OperationDoc } from './openapi-operations/common.js';
 import { LINK_OPERATIONS } from './openapi-operations/links.js';
 import { MONEY_OPERATIONS } from './openapi-operations/money.js';
 import { PAYMENT_OPERATIONS } from './openapi-operations/payments.js';
+import { PAYOUT_OPERATIONS } from './openapi-operations/payouts.js';
 import { WEBHOOK_OPERATIONS } from './openapi-operations/webhooks.js';
 
 export type { OperationDoc } from './openapi-operations/common.js';
@@ -18,6 +19,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ...LINK_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...MONEY_OPERATIONS,
+  ...PAYOUT_OPERATIONS,
 };
 
 /** The table's key for an operation: `METHOD /path` (path as the document spells it). */

@@ -11,6 +11,7 @@ import type { IntentService, RailRegistry } from '../modules/payment-intents/ind
 import { matureDueSettlements } from '../modules/settlements/index.js';
 import { askDueRailPayments } from '../modules/rails/index.js';
 import type { RefundDecisions } from '../modules/refunds/index.js';
+import type { PayoutService } from '../modules/payouts/index.js';
 
 /** Runs every time-based job once, for every merchant or for one merchant's environment. */
 export type RunTimeJobs = (scope?: Partial<MerchantScope>) => Promise<void>;
@@ -21,6 +22,7 @@ export function timeJobs(deps: {
   intents: IntentService;
   rails?: RailRegistry;
   refunds?: Pick<RefundDecisions, 'askDue'>;
+  payouts?: Pick<PayoutService, 'payDueSandboxPayouts'>;
 }): RunTimeJobs {
   return async (scope = {}) => {
     // Rail questions first: an answer that came due may pay an intent that would otherwise expire.
@@ -28,6 +30,7 @@ export function timeJobs(deps: {
     await deps.refunds?.askDue();
     await deps.intents.expireOverdue(scope);
     await matureDueSettlements(deps.db, deps.clocks, scope);
+    await deps.payouts?.payDueSandboxPayouts(scope.merchantId === undefined ? {} : { merchantId: scope.merchantId });
   };
 }
 

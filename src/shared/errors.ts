@@ -112,6 +112,21 @@ export const ERROR_CODES = {
     meaning:
       "A hosted checkout action (pay, approve, simulated deposit) came without the checkout page's token, or with one for another payment. Reload the checkout page and try again.",
   },
+  payer_suspended: {
+    status: 403,
+    type: 'permission_error',
+    meaning: 'The payer account is suspended by the operator: it cannot pay from its balance or withdraw until it is unsuspended.',
+  },
+  payer_pin_locked: {
+    status: 403,
+    type: 'permission_error',
+    meaning: 'Five wrong transaction PINs in a row lock paying and withdrawing from a payer account for 15 minutes.',
+  },
+  payer_sign_in_required: {
+    status: 401,
+    type: 'authentication_error',
+    meaning: 'Paying from the account balance needs the payer to be signed in to their wallet (`/wallet/login`) on this origin.',
+  },
   account_inactive: {
     status: 403,
     type: 'permission_error',
@@ -163,6 +178,17 @@ export const ERROR_CODES = {
     type: 'invalid_request_error',
     meaning:
       "The payment's rail is not configured to send refunds (the operator's approval): the refund stays `requested`; the message says why.",
+  },
+  insufficient_balance: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning: "A payout's `amount` is more than the merchant's `available` balance of the asset in this environment; nothing was held.",
+  },
+  payout_network_unavailable: {
+    status: 400,
+    type: 'invalid_request_error',
+    meaning:
+      'The network has no payout sender here (its RPC URLs, address or payout key are not configured), so nothing can be sent on it.',
   },
   payment_link_completed: {
     status: 409,

@@ -17,5 +17,10 @@ export const EVENT_TYPES = [
   'payment_intent.payment_failed',
   'refund.created',
   'refund.updated',
+  'payout.created',
+  'payout.sent',
+  'payout.paid',
+  'payout.failed',
+  'payout.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -27,6 +27,9 @@ export const ID_PREFIXES = {
   webhook_delivery: 'whd',
   webhook_attempt: 'wha',
   ledger_movement: 'lmv',
+  payer: 'pyr',
+  payer_audit: 'paud',
+  payout: 'po',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

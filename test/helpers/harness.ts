@@ -151,7 +151,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     const res = await fetch(url(env, path.startsWith('/v1') || path.startsWith('/docs') ? path : `/v1${path}`), {
       method,
       headers,
-      body,
+      // A copy as a plain Uint8Array: the DOM's fetch types (which the pages' JSX types bring) take no Buffer.
+      body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
     });
     const text = await res.text();
     let json: any = undefined;

@@ -75,7 +75,7 @@ const sum = (xs: Array<string | Decimal>) => xs.reduce<Decimal>((a, x) => a.plus
 /**
  * The ledger invariant, over the whole database: every movement sums to zero in its asset, so every
  * asset sums to zero; the merchant accounts agree with the records they stand for (pending and frozen
- * settlements but those of lost disputes, requested and pending refunds) and never go below zero; every paid or refunded intent has exactly one
+ * settlements but those of lost disputes, requested and pending refunds, payouts not yet final) and never go below zero; every paid or refunded intent has exactly one
  * settlement, whose payment leg is its amount.
  */
 export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
@@ -112,7 +112,10 @@ export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
   for (const r of refunds)
     if (r.status === 'requested' || r.status === 'pending')
       add(`${r.merchant_id}/${r.environment}/${r.asset}/merchant_refund_reserved`, r.asset_amount);
-  for (const account of ['merchant_pending', 'merchant_frozen', 'merchant_refund_reserved']) {
+  const payouts = await db.selectFrom('payouts').selectAll().where('purpose', '=', 'payout').execute();
+  for (const p of payouts)
+    if (p.status === 'requested' || p.status === 'sent') add(`${p.merchant_id}/${p.environment}/${p.asset}/merchant_payout_held`, p.amount);
+  for (const account of ['merchant_pending', 'merchant_frozen', 'merchant_refund_reserved', 'merchant_payout_held']) {
     const keys = new Set([...byAccount.keys(), ...expected.keys()].filter((k) => k.endsWith(`/${account}`)));
     for (const k of keys) {
       expect((byAccount.get(k) ?? new Decimal(0)).toFixed(), `account ${k} against its records`).toBe(

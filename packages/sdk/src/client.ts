@@ -149,6 +149,12 @@ export class Cowrie {
     list: (params?: Params<'listRefunds'>, options?: RequestOptions) => this.list<'listRefunds'>('/refunds', params, options),
   };
 
+  readonly payouts = {
+    create: (body: BodyOf<'createPayout'>, options?: RequestOptions) => this.post<'createPayout'>('/payouts', body, options),
+    retrieve: (payoutId: string, options?: RequestOptions) => this.get<'retrievePayout'>(`/payouts/${id(payoutId)}`, undefined, options),
+    list: (params?: Params<'listPayouts'>, options?: RequestOptions) => this.list<'listPayouts'>('/payouts', params, options),
+  };
+
   readonly settlements = {
     list: (params?: Params<'listSettlements'>, options?: RequestOptions) => this.list<'listSettlements'>('/settlements', params, options),
   };
@@ -216,6 +222,9 @@ export class Cowrie {
     /** Record a sample event and deliver it to your sandbox endpoints. */
     trigger: (type?: BodyOf<'triggerSandboxEvent'>['type'], options?: RequestOptions) =>
       this.post<'triggerSandboxEvent'>('/sandbox/webhooks/trigger', type === undefined ? {} : { type }, options),
+    /** Fail a sandbox payout that is not paid yet (its hold is released). */
+    failPayout: (payoutId: string, options?: RequestOptions) =>
+      this.post<'failSandboxPayout'>(`/sandbox/payouts/${id(payoutId)}/fail`, undefined, options),
     clock: {
       retrieve: (options?: RequestOptions) => this.get<'retrieveSandboxClock'>('/sandbox/clock', undefined, options),
       advance: (body: BodyOf<'advanceSandboxClock'>, options?: RequestOptions) =>

@@ -517,6 +517,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/payouts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payouts
+     * @description Payouts of this environment, newest first, a page at a time; `status` filters. Scope: any one of `payouts:read`.
+     */
+    get: operations['listPayouts'];
+    put?: never;
+    /**
+     * Pay out
+     * @description Holds `amount` from the available balance at once and sends it to `address` on `network` from the operator’s hot wallet (which pays the network fee). Live payouts above the operator’s auto-approval threshold wait for approval (`requested`); an auto-approved one may already be `sent`. Sandbox payouts are `sent` at once with a simulated hash and `paid` 30 s of sandbox time later. Scope: any one of `payouts:write`.
+     */
+    post: operations['createPayout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payouts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a payout
+     * @description One payout by its `po_` id, with its transaction hash once sent. Scope: any one of `payouts:read`.
+     */
+    get: operations['retrievePayout'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/payouts/{id}/fail': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fail a sandbox payout
+     * @description Sandbox only: a payout not yet paid becomes `failed` (its hold is released and `payout.failed` fires). Scope: any one of `payouts:write`.
+     */
+    post: operations['failSandboxPayout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/settlements': {
     parameters: {
       query?: never;
@@ -686,7 +750,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -723,7 +787,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -918,7 +982,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -955,7 +1019,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -992,7 +1056,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1197,7 +1261,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1234,7 +1298,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1271,7 +1335,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1561,7 +1625,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1598,7 +1662,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1635,7 +1699,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1876,7 +1940,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1913,7 +1977,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -1950,7 +2014,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2302,7 +2366,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2339,7 +2403,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2376,7 +2440,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2584,7 +2648,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2621,7 +2685,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -2658,7 +2722,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3077,7 +3141,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3114,7 +3178,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3151,7 +3215,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3448,7 +3512,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3485,7 +3549,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3522,7 +3586,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3924,7 +3988,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3961,7 +4025,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -3998,7 +4062,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4292,7 +4356,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4329,7 +4393,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4366,7 +4430,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4594,7 +4658,12 @@ export interface operations {
             | 'payment_intent.duplicate_payment'
             | 'payment_intent.payment_failed'
             | 'refund.created'
-            | 'refund.updated';
+            | 'refund.updated'
+            | 'payout.created'
+            | 'payout.sent'
+            | 'payout.paid'
+            | 'payout.failed'
+            | 'payout.cancelled';
         };
       };
     };
@@ -4642,7 +4711,12 @@ export interface operations {
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
-              | 'refund.updated';
+              | 'refund.updated'
+              | 'payout.created'
+              | 'payout.sent'
+              | 'payout.paid'
+              | 'payout.failed'
+              | 'payout.cancelled';
             /** @enum {string} */
             status: 'sent';
             /** @description The id of the recorded event */
@@ -4655,7 +4729,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4692,7 +4766,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -4729,7 +4803,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5131,7 +5205,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5168,7 +5242,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5205,7 +5279,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5513,7 +5587,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5550,7 +5624,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5587,7 +5661,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5762,7 +5836,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5799,7 +5873,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -5836,7 +5910,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6167,7 +6241,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6204,7 +6278,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6241,7 +6315,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6484,7 +6558,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6521,7 +6595,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6558,7 +6632,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6872,7 +6946,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6909,7 +6983,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -6946,7 +7020,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7216,7 +7290,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7253,7 +7327,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7290,7 +7364,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7640,7 +7714,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7677,7 +7751,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7714,7 +7788,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7901,6 +7975,11 @@ export interface operations {
                 | 'payment_intent.payment_failed'
                 | 'refund.created'
                 | 'refund.updated'
+                | 'payout.created'
+                | 'payout.sent'
+                | 'payout.paid'
+                | 'payout.failed'
+                | 'payout.cancelled'
               )[];
               /**
                * @description `enabled`; `paused` while the merchant has paused it in the console (deliveries wait, unattempted, and go out on resume); `disabled` after the endpoint answered 410 Gone
@@ -7919,7 +7998,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7956,7 +8035,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -7993,7 +8072,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8150,6 +8229,11 @@ export interface operations {
             | 'payment_intent.payment_failed'
             | 'refund.created'
             | 'refund.updated'
+            | 'payout.created'
+            | 'payout.sent'
+            | 'payout.paid'
+            | 'payout.failed'
+            | 'payout.cancelled'
           )[];
         };
       };
@@ -8209,6 +8293,11 @@ export interface operations {
               | 'payment_intent.payment_failed'
               | 'refund.created'
               | 'refund.updated'
+              | 'payout.created'
+              | 'payout.sent'
+              | 'payout.paid'
+              | 'payout.failed'
+              | 'payout.cancelled'
             )[];
             /**
              * @description `enabled`; `paused` while the merchant has paused it in the console (deliveries wait, unattempted, and go out on resume); `disabled` after the endpoint answered 410 Gone
@@ -8227,7 +8316,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8264,7 +8353,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8301,7 +8390,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8591,6 +8680,11 @@ export interface operations {
               | 'payment_intent.payment_failed'
               | 'refund.created'
               | 'refund.updated'
+              | 'payout.created'
+              | 'payout.sent'
+              | 'payout.paid'
+              | 'payout.failed'
+              | 'payout.cancelled'
             )[];
             /**
              * @description `enabled`; `paused` while the merchant has paused it in the console (deliveries wait, unattempted, and go out on resume); `disabled` after the endpoint answered 410 Gone
@@ -8607,7 +8701,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8644,7 +8738,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8681,7 +8775,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8877,6 +8971,11 @@ export interface operations {
             | 'payment_intent.payment_failed'
             | 'refund.created'
             | 'refund.updated'
+            | 'payout.created'
+            | 'payout.sent'
+            | 'payout.paid'
+            | 'payout.failed'
+            | 'payout.cancelled'
           )[];
         };
       };
@@ -8935,6 +9034,11 @@ export interface operations {
               | 'payment_intent.payment_failed'
               | 'refund.created'
               | 'refund.updated'
+              | 'payout.created'
+              | 'payout.sent'
+              | 'payout.paid'
+              | 'payout.failed'
+              | 'payout.cancelled'
             )[];
             /**
              * @description `enabled`; `paused` while the merchant has paused it in the console (deliveries wait, unattempted, and go out on resume); `disabled` after the endpoint answered 410 Gone
@@ -8951,7 +9055,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -8988,7 +9092,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9025,7 +9129,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9335,7 +9439,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9372,7 +9476,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9409,7 +9513,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9585,7 +9689,12 @@ export interface operations {
           | 'payment_intent.duplicate_payment'
           | 'payment_intent.payment_failed'
           | 'refund.created'
-          | 'refund.updated';
+          | 'refund.updated'
+          | 'payout.created'
+          | 'payout.sent'
+          | 'payout.paid'
+          | 'payout.failed'
+          | 'payout.cancelled';
       };
       header?: never;
       path?: never;
@@ -9703,7 +9812,12 @@ export interface operations {
                 | 'payment_intent.duplicate_payment'
                 | 'payment_intent.payment_failed'
                 | 'refund.created'
-                | 'refund.updated';
+                | 'refund.updated'
+                | 'payout.created'
+                | 'payout.sent'
+                | 'payout.paid'
+                | 'payout.failed'
+                | 'payout.cancelled';
               api_version: string;
               /** Format: date-time */
               created_at: string;
@@ -9741,7 +9855,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9778,7 +9892,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -9815,7 +9929,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10055,7 +10169,12 @@ export interface operations {
               | 'payment_intent.duplicate_payment'
               | 'payment_intent.payment_failed'
               | 'refund.created'
-              | 'refund.updated';
+              | 'refund.updated'
+              | 'payout.created'
+              | 'payout.sent'
+              | 'payout.paid'
+              | 'payout.failed'
+              | 'payout.cancelled';
             api_version: string;
             /** Format: date-time */
             created_at: string;
@@ -10111,7 +10230,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10148,7 +10267,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10185,7 +10304,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10386,7 +10505,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10423,7 +10542,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10460,7 +10579,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10673,7 +10792,12 @@ export interface operations {
           | 'payment_intent.duplicate_payment'
           | 'payment_intent.payment_failed'
           | 'refund.created'
-          | 'refund.updated';
+          | 'refund.updated'
+          | 'payout.created'
+          | 'payout.sent'
+          | 'payout.paid'
+          | 'payout.failed'
+          | 'payout.cancelled';
       };
       header?: never;
       path?: never;
@@ -10775,7 +10899,12 @@ export interface operations {
                 | 'payment_intent.duplicate_payment'
                 | 'payment_intent.payment_failed'
                 | 'refund.created'
-                | 'refund.updated';
+                | 'refund.updated'
+                | 'payout.created'
+                | 'payout.sent'
+                | 'payout.paid'
+                | 'payout.failed'
+                | 'payout.cancelled';
               api_version: string;
               /** Format: date-time */
               created_at: string;
@@ -10793,7 +10922,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10830,7 +10959,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -10867,7 +10996,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11070,7 +11199,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11107,7 +11236,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11144,7 +11273,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11347,7 +11476,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11384,7 +11513,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11421,7 +11550,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11754,7 +11883,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11791,7 +11920,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -11828,7 +11957,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12045,7 +12174,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12082,7 +12211,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12119,7 +12248,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12382,6 +12511,1326 @@ export interface operations {
       };
     };
   };
+  listPayouts: {
+    parameters: {
+      query?: {
+        /** @description 1 to 100, default 20 */
+        limit?: number;
+        /** @description Id of the last record of the previous page */
+        starting_after?: string;
+        /** @description Only payouts in this status */
+        status?: 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "po_0VbxkE9lr8RnB4ofqZeKwt6k",
+           *           "object": "payout",
+           *           "amount": "25.000000",
+           *           "asset": "USDT",
+           *           "network": "TRON",
+           *           "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+           *           "status": "sent",
+           *           "tx_hash": "sandbox_6f1c2a0d9e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+           *           "failure_reason": null,
+           *           "created_at": "2026-06-15T07:10:39.220Z",
+           *           "sent_at": "2026-06-15T07:10:39.220Z",
+           *           "paid_at": null,
+           *           "livemode": false
+           *         }
+           *       ],
+           *       "has_more": false,
+           *       "request_id": "req_0VbxkEA0l3sT4h6ZHD4vxKBb",
+           *       "environment": "test",
+           *       "livemode": false
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            object: 'list';
+            data: {
+              /** @description Identifier, prefix `po_` */
+              id: string;
+              /** @enum {string} */
+              object: 'payout';
+              /** @description Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee) */
+              amount: string;
+              /** @enum {string} */
+              asset: 'USDT' | 'USDC';
+              /** @enum {string} */
+              network: 'TRON' | 'SOLANA' | 'BASE' | 'POLYGON';
+              address: string;
+              /**
+               * @description `requested` (held from `available`; waiting for approval or the sender), `sent` (broadcast), `paid` (at the confirmation depth), `failed` (released), `cancelled` (released)
+               * @enum {string}
+               */
+              status: 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled';
+              /** @description The transaction hash once sent (simulated in the sandbox) */
+              tx_hash: string | null;
+              failure_reason: string | null;
+              /** Format: date-time */
+              created_at: string;
+              sent_at: string | null;
+              paid_at: string | null;
+              livemode: boolean;
+            }[];
+            has_more: boolean;
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
+      400: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
+      401: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
+      403: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Too many requests. Codes: [`rate_limit_exceeded`](/docs/errors#rate_limit_exceeded). */
+      429: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          /** @description Seconds to wait */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
+      500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+    };
+  };
+  createPayout: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 hours. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amount": "25",
+         *       "asset": "USDT",
+         *       "network": "TRON",
+         *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7"
+         *     }
+         */
+        'application/json': {
+          /** @description In the asset, more than 0 and at most the available balance; at most 6 decimals */
+          amount: string;
+          /** @enum {string} */
+          asset: 'USDT' | 'USDC';
+          /**
+           * @description `BASE`, `POLYGON`, `TRON` or `SOLANA` (lower case is accepted too)
+           * @enum {string}
+           */
+          network: 'TRON' | 'SOLANA' | 'BASE' | 'POLYGON' | 'tron' | 'solana' | 'base' | 'polygon';
+          /** @description The receiving address on the network, the merchant's own */
+          address: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "po_0VbxkE9lr8RnB4ofqZeKwt6k",
+           *       "object": "payout",
+           *       "amount": "25.000000",
+           *       "asset": "USDT",
+           *       "network": "TRON",
+           *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+           *       "status": "sent",
+           *       "tx_hash": "sandbox_6f1c2a0d9e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+           *       "failure_reason": null,
+           *       "created_at": "2026-06-15T07:10:39.220Z",
+           *       "sent_at": "2026-06-15T07:10:39.220Z",
+           *       "paid_at": null,
+           *       "livemode": false,
+           *       "request_id": "req_0VbxkE9iLd00FH2jwKCIiaZV",
+           *       "environment": "test"
+           *     }
+           */
+          'application/json': {
+            /** @description Identifier, prefix `po_` */
+            id: string;
+            /** @enum {string} */
+            object: 'payout';
+            /** @description Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee) */
+            amount: string;
+            /** @enum {string} */
+            asset: 'USDT' | 'USDC';
+            /** @enum {string} */
+            network: 'TRON' | 'SOLANA' | 'BASE' | 'POLYGON';
+            address: string;
+            /**
+             * @description `requested` (held from `available`; waiting for approval or the sender), `sent` (broadcast), `paid` (at the confirmation depth), `failed` (released), `cancelled` (released)
+             * @enum {string}
+             */
+            status: 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled';
+            /** @description The transaction hash once sent (simulated in the sandbox) */
+            tx_hash: string | null;
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+            paid_at: string | null;
+            livemode: boolean;
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+          };
+        };
+      };
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
+      400: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
+      401: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
+      403: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      409: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Request body too large. Codes: [`request_too_large`](/docs/errors#request_too_large). */
+      413: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Unsupported media type. Codes: [`unsupported_media_type`](/docs/errors#unsupported_media_type). */
+      415: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Too many requests. Codes: [`rate_limit_exceeded`](/docs/errors#rate_limit_exceeded). */
+      429: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          /** @description Seconds to wait */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
+      500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+    };
+  };
+  retrievePayout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "po_0VbxkE9lr8RnB4ofqZeKwt6k",
+           *       "object": "payout",
+           *       "amount": "25.000000",
+           *       "asset": "USDT",
+           *       "network": "TRON",
+           *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+           *       "status": "sent",
+           *       "tx_hash": "sandbox_6f1c2a0d9e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+           *       "failure_reason": null,
+           *       "created_at": "2026-06-15T07:10:39.220Z",
+           *       "sent_at": "2026-06-15T07:10:39.220Z",
+           *       "paid_at": null,
+           *       "livemode": false,
+           *       "request_id": "req_0VbxkEAErS1zLR17jS8CFdUp",
+           *       "environment": "test"
+           *     }
+           */
+          'application/json': {
+            /** @description Identifier, prefix `po_` */
+            id: string;
+            /** @enum {string} */
+            object: 'payout';
+            /** @description Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee) */
+            amount: string;
+            /** @enum {string} */
+            asset: 'USDT' | 'USDC';
+            /** @enum {string} */
+            network: 'TRON' | 'SOLANA' | 'BASE' | 'POLYGON';
+            address: string;
+            /**
+             * @description `requested` (held from `available`; waiting for approval or the sender), `sent` (broadcast), `paid` (at the confirmation depth), `failed` (released), `cancelled` (released)
+             * @enum {string}
+             */
+            status: 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled';
+            /** @description The transaction hash once sent (simulated in the sandbox) */
+            tx_hash: string | null;
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+            paid_at: string | null;
+            livemode: boolean;
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+          };
+        };
+      };
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
+      400: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
+      401: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
+      403: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Not found. Codes: [`route_not_found`](/docs/errors#route_not_found), [`resource_missing`](/docs/errors#resource_missing). */
+      404: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Too many requests. Codes: [`rate_limit_exceeded`](/docs/errors#rate_limit_exceeded). */
+      429: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          /** @description Seconds to wait */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
+      500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+    };
+  };
+  failSandboxPayout: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first response is replayed for 24 hours. */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "po_0VbxkE9lr8RnB4ofqZeKwt6k",
+           *       "object": "payout",
+           *       "amount": "25.000000",
+           *       "asset": "USDT",
+           *       "network": "TRON",
+           *       "address": "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+           *       "status": "failed",
+           *       "tx_hash": "sandbox_6f1c2a0d9e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+           *       "failure_reason": "Failed by the sandbox test driver",
+           *       "created_at": "2026-06-15T07:10:39.220Z",
+           *       "sent_at": "2026-06-15T07:10:39.220Z",
+           *       "paid_at": null,
+           *       "livemode": false,
+           *       "request_id": "req_0VbxkEAErS1zLR17jS8CFdUq",
+           *       "environment": "test"
+           *     }
+           */
+          'application/json': {
+            /** @description Identifier, prefix `po_` */
+            id: string;
+            /** @enum {string} */
+            object: 'payout';
+            /** @description Exactly what the address receives and what leaves the available balance (the hot wallet pays the fee) */
+            amount: string;
+            /** @enum {string} */
+            asset: 'USDT' | 'USDC';
+            /** @enum {string} */
+            network: 'TRON' | 'SOLANA' | 'BASE' | 'POLYGON';
+            address: string;
+            /**
+             * @description `requested` (held from `available`; waiting for approval or the sender), `sent` (broadcast), `paid` (at the confirmation depth), `failed` (released), `cancelled` (released)
+             * @enum {string}
+             */
+            status: 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled';
+            /** @description The transaction hash once sent (simulated in the sandbox) */
+            tx_hash: string | null;
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+            paid_at: string | null;
+            livemode: boolean;
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+          };
+        };
+      };
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
+      400: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
+      401: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
+      403: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Not found. Codes: [`route_not_found`](/docs/errors#route_not_found), [`resource_missing`](/docs/errors#resource_missing). */
+      404: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Conflict. Codes: [`intent_not_cancelable`](/docs/errors#intent_not_cancelable), [`intent_not_payable`](/docs/errors#intent_not_payable), [`intent_not_refundable`](/docs/errors#intent_not_refundable), [`refund_exists`](/docs/errors#refund_exists), [`refund_rail_unavailable`](/docs/errors#refund_rail_unavailable), [`payment_link_completed`](/docs/errors#payment_link_completed), [`idempotency_conflict`](/docs/errors#idempotency_conflict), [`idempotency_in_progress`](/docs/errors#idempotency_in_progress). */
+      409: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Too many requests. Codes: [`rate_limit_exceeded`](/docs/errors#rate_limit_exceeded). */
+      429: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          /** @description Seconds to wait */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+      /** @description Internal server error. Codes: [`internal_error`](/docs/errors#internal_error). */
+      500: {
+        headers: {
+          'Service-Request-Id': components['headers']['Service-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Service-Environment': components['headers']['Service-Environment'];
+          'Service-RateLimit-Limit': components['headers']['Service-RateLimit-Limit'];
+          'Service-RateLimit-Remaining': components['headers']['Service-RateLimit-Remaining'];
+          'Service-RateLimit-Reset': components['headers']['Service-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @enum {string} */
+              type:
+                | 'invalid_request_error'
+                | 'authentication_error'
+                | 'permission_error'
+                | 'idempotency_error'
+                | 'rate_limit_error'
+                | 'api_error';
+              code: string;
+              message: string;
+              param: string | null;
+              request_id: string;
+              /** Format: uri */
+              docs_url: string;
+            };
+            /** @description Same as the `Service-Request-Id` header; quote it to support. */
+            request_id: string;
+            /** @enum {string} */
+            environment: 'test' | 'live';
+            livemode: boolean;
+          };
+        };
+      };
+    };
+  };
   listSettlements: {
     parameters: {
       query?: {
@@ -12467,7 +13916,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12504,7 +13953,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12541,7 +13990,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12703,7 +14152,7 @@ export interface operations {
               total: string;
               /** @description Spendable now */
               available: string;
-              /** @description Pending settlements, frozen (disputed) settlements and funds reserved for requested refunds */
+              /** @description Pending settlements, frozen (disputed) settlements, funds reserved for requested refunds and funds held for payouts not yet paid */
               on_hold: string;
             }[];
             /** @description Same as the `Service-Request-Id` header; quote it to support. */
@@ -12714,7 +14163,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12751,7 +14200,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12788,7 +14237,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -12986,7 +14435,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13023,7 +14472,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13060,7 +14509,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13250,7 +14699,7 @@ export interface operations {
           };
         };
       };
-      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid). */
+      /** @description Bad request. Codes: [`invalid_json`](/docs/errors#invalid_json), [`parameter_invalid`](/docs/errors#parameter_invalid), [`parameter_missing`](/docs/errors#parameter_missing), [`parameter_unknown`](/docs/errors#parameter_unknown), [`environment_mismatch`](/docs/errors#environment_mismatch), [`payment_method_unavailable`](/docs/errors#payment_method_unavailable), [`sandbox_only`](/docs/errors#sandbox_only), [`refund_amount_invalid`](/docs/errors#refund_amount_invalid), [`use_dashboard_refund`](/docs/errors#use_dashboard_refund), [`refund_window_expired`](/docs/errors#refund_window_expired), [`return_address_required`](/docs/errors#return_address_required), [`report_too_large`](/docs/errors#report_too_large), [`too_many_webhook_endpoints`](/docs/errors#too_many_webhook_endpoints), [`api_version_invalid`](/docs/errors#api_version_invalid), [`insufficient_balance`](/docs/errors#insufficient_balance), [`payout_network_unavailable`](/docs/errors#payout_network_unavailable). */
       400: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13287,7 +14736,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key). */
+      /** @description Unauthorized: missing, malformed, unknown, revoked or expired key. Codes: [`invalid_api_key`](/docs/errors#invalid_api_key), [`payer_sign_in_required`](/docs/errors#payer_sign_in_required). */
       401: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];
@@ -13324,7 +14773,7 @@ export interface operations {
           };
         };
       };
-      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`account_inactive`](/docs/errors#account_inactive). */
+      /** @description Forbidden. Codes: [`insufficient_scope`](/docs/errors#insufficient_scope), [`publishable_key_not_allowed`](/docs/errors#publishable_key_not_allowed), [`ip_not_allowed`](/docs/errors#ip_not_allowed), [`checkout_token_invalid`](/docs/errors#checkout_token_invalid), [`payer_suspended`](/docs/errors#payer_suspended), [`payer_pin_locked`](/docs/errors#payer_pin_locked), [`account_inactive`](/docs/errors#account_inactive). */
       403: {
         headers: {
           'Service-Request-Id': components['headers']['Service-Request-Id'];

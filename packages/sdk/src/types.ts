@@ -31,6 +31,7 @@ export type PaymentIntentStatus = PaymentIntent['status'];
 export type Customer = ItemOf<'listCustomers'>;
 export type PaymentLink = ItemOf<'listPaymentLinks'>;
 export type Refund = ItemOf<'listRefunds'>;
+export type Payout = ItemOf<'listPayouts'>;
 export type Settlement = ItemOf<'listSettlements'>;
 export type Balance = ItemOf<'listBalances'>;
 export type WalletDeposit = ItemOf<'listWalletDeposits'>;
@@ -49,5 +50,7 @@ export type PaymentIntentEvent = Omit<FeedEvent, 'type' | 'data'> & {
 };
 /** An event whose `data` is a refund (`refund.*`). */
 export type RefundEvent = Omit<FeedEvent, 'type' | 'data'> & { type: Extract<EventType, `refund.${string}`>; data: Refund };
+/** An event whose `data` is a payout (`payout.*`). */
+export type PayoutEvent = Omit<FeedEvent, 'type' | 'data'> & { type: Extract<EventType, `payout.${string}`>; data: Payout };
 /** An event of the feed and the body of a webhook delivery; narrow on `type` to type `data`. */
-export type Event = PaymentIntentEvent | RefundEvent;
+export type Event = PaymentIntentEvent | RefundEvent | PayoutEvent;

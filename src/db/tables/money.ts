@@ -64,6 +64,7 @@ export interface LedgerEntriesTable {
   payment_intent_id: string | null;
   settlement_id: string | null;
   refund_id: string | null;
+  payout_id: Generated<string | null>;
   created_at: number;
 }
 

@@ -131,6 +131,31 @@ export interface RailPaymentsTable {
   updated_at: number;
 }
 
+/**
+ * A Daraja reversal, the refund of a live M-Pesa payment: `sending` (written before the call), `unsent`
+ * (Daraja answered without taking it: send again), `accepted` (acknowledged: waiting for its result),
+ * `succeeded`, `failed`.
+ */
+export interface MpesaReversalsTable {
+  refund_id: string;
+  payment_intent_id: string;
+  /** SHA-256 (hex) of the unguessable token of its ResultURL and QueueTimeOutURL. */
+  callback_token_hash: string;
+  /** The M-Pesa receipt of the payment reversed. */
+  transaction_id: string;
+  amount_kes: number;
+  state: 'sending' | 'unsent' | 'accepted' | 'succeeded' | 'failed';
+  conversation_id: string | null;
+  originator_conversation_id: string | null;
+  result_code: string | null;
+  result_desc: string | null;
+  /** The reversal's own M-Pesa transaction id. */
+  reversal_receipt: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type MpesaReversalRow = Selectable<MpesaReversalsTable>;
 export type PaymentIntentRow = Selectable<PaymentIntentsTable>;
 export type QuoteRow = Selectable<QuotesTable>;
 export type PaymentLinkRow = Selectable<PaymentLinksTable>;

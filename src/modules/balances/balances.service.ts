@@ -10,7 +10,10 @@ export const BalanceEntryRecord = Type.Object(
     asset: Type.String(),
     total: Type.String({ description: 'available + on_hold' }),
     available: Type.String({ description: 'Spendable now' }),
-    on_hold: Type.String({ description: 'Pending settlements, frozen (disputed) settlements and funds reserved for requested refunds' }),
+    on_hold: Type.String({
+      description:
+        'Pending settlements, frozen (disputed) settlements, funds reserved for requested refunds and funds held for payouts not yet paid',
+    }),
   },
   { title: 'BalanceEntry' },
 );
@@ -23,8 +26,9 @@ export async function listBalances(db: Db, scope: MerchantScope): Promise<Balanc
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([asset, accounts]) => {
       const available = accounts.get(ACCOUNTS.available) ?? zero;
-      // On hold: pending settlements, frozen (disputed) ones, and funds set aside for requested refunds.
-      const onHold = [ACCOUNTS.pending, ACCOUNTS.frozen, ACCOUNTS.refundReserved].reduce(
+      // On hold: pending settlements, frozen (disputed) ones, funds set aside for requested refunds, and
+      // funds held for payouts not yet paid.
+      const onHold = [ACCOUNTS.pending, ACCOUNTS.frozen, ACCOUNTS.refundReserved, ACCOUNTS.payoutHeld].reduce(
         (sum, a) => sum.plus(accounts.get(a) ?? zero),
         zero,
       );

@@ -46,12 +46,12 @@ function amountBlock(c: CheckoutIntent): string {
 }
 
 /** The panel of each payment method the intent offers, in its order. */
-function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
+function methodPanels(c: CheckoutIntent, sandbox: boolean, wallet: CheckoutWallet | null): string {
   const panels: string[] = [];
   for (const m of c.methods) {
     switch (m) {
       case 'service_balance':
-        panels.push(balancePanel(c, sandbox));
+        panels.push(balancePanel(c, sandbox, wallet));
         break;
       case 'mpesa':
         panels.push(mpesaPanel(sandbox));
@@ -70,14 +70,44 @@ function methodPanels(c: CheckoutIntent, sandbox: boolean): string {
   return panels.join('\n');
 }
 
+/** The payer signed in to the wallet on the checkout's origin (live), with their balances. */
+export interface CheckoutWallet {
+  email: string;
+  balances: { USDT: string; USDC: string };
+}
+
 /** Paying from the account balance held with the merchant's payment service. */
-function balancePanel(c: CheckoutIntent, sandbox: boolean): string {
+function balancePanel(c: CheckoutIntent, sandbox: boolean, wallet: CheckoutWallet | null): string {
   const r = c.row;
+  if (!sandbox) return liveBalancePanel(c, wallet);
   return `<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance">
 <h3 id="h-service_balance">Pay from your account balance</h3>
-<p>${sandbox ? 'Sandbox: pays at once from a test payer\u2019s account balance.' : `Pays at once from the money you already hold in your account with ${esc(c.merchantName)}\u2019s payment service: no card or phone needed.`}</p>
+<p>Sandbox: pays at once from a test payer\u2019s account balance.</p>
 <p class="form-error" id="err-service_balance" role="alert"></p>
 <button type="submit">Pay ${esc(r.currency)} ${esc(grouped(r.amount))}</button></form>`;
+}
+
+/** Live: sign in to the wallet first; signed in, the balance, the amount it pays and the PIN. */
+function liveBalancePanel(c: CheckoutIntent, wallet: CheckoutWallet | null): string {
+  const r = c.row;
+  const asset = r.settlement_currency as keyof CheckoutWallet['balances'];
+  const signIn = `/wallet/login?return=${encodeURIComponent(`/checkout/${r.id}`)}`;
+  if (!wallet) {
+    return `<div class="method-form" id="panel-service_balance" aria-labelledby="h-service_balance">
+<h3 id="h-service_balance">Pay from your account balance</h3>
+<p>Pay at once from the ${esc(r.settlement_currency)} you hold in your wallet with this payment service.</p>
+<p><a href="${esc(signIn)}">Sign in to your wallet</a> or <a href="/wallet/signup">open a wallet</a>, then come back here.</p></div>`;
+  }
+  return `<form class="method-form" data-method="service_balance" id="panel-service_balance" aria-labelledby="h-service_balance" novalidate>
+<h3 id="h-service_balance">Pay from your account balance</h3>
+<p>Signed in as <strong>${esc(wallet.email)}</strong>.</p>
+<dl class="balance-facts"><dt>Your balance</dt><dd id="wallet-balance">${esc(grouped(wallet.balances[asset] ?? '0'))} ${esc(r.settlement_currency)}</dd>
+<dt>This payment takes</dt><dd id="wallet-pay-amount">${esc(grouped(r.pay_amount))} ${esc(r.settlement_currency)}</dd></dl>
+<label for="balance_pin">Transaction PIN</label>
+<input id="balance_pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="6" pattern="[0-9]{6}" aria-describedby="balance_pin-hint">
+<p class="hint" id="balance_pin-hint">The 6-digit PIN you chose when you opened your wallet.</p>
+<p class="form-error" id="err-service_balance" role="alert"></p>
+<button type="submit">Pay ${esc(grouped(r.pay_amount))} ${esc(r.settlement_currency)}</button></form>`;
 }
 
 /** An M-Pesa payment request (STK push) to the phone number entered. */
@@ -175,7 +205,7 @@ ${
 
 export function checkoutPage(
   c: CheckoutIntent,
-  opts: { assets: Assets; token: string; statusUrl: string; payUrl: string; depositUrl: string },
+  opts: { assets: Assets; token: string; statusUrl: string; payUrl: string; depositUrl: string; wallet?: CheckoutWallet | null },
 ): string {
   const r = c.row;
   const sandbox = r.environment === 'test';
@@ -202,7 +232,7 @@ ${
 ${c.methods.map((m) => `<label class="choice"><input type="radio" name="method" value="${m}"> ${METHOD_LABELS[m]}</label>`).join('\n')}
 </fieldset>
 <noscript><p class="form-error">This page needs JavaScript to take a payment.</p></noscript>
-${methodPanels(c, sandbox)}
+${methodPanels(c, sandbox, opts.wallet ?? null)}
 </section>`
     : payable
       ? '<p id="no-methods">No payment method is available for this payment yet. Please contact the merchant.</p>'

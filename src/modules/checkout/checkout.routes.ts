@@ -4,8 +4,10 @@
 // anti-forgery token. Pages carry a strict Content-Security-Policy.
 //
 // Each area's routes live in routes/<area>.routes.ts; routes/shared.routes.ts holds what they all use.
-// They are registered here, in this order, in this one plugin (the link pages' form parser serves them all).
+// They are registered here, in this order,.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { acceptForms } from '../../http/forms.js';
 import { registerCardRoutes } from './routes/card.routes.js';
 import { registerIntentRoutes } from './routes/intent.routes.js';
 import { registerLinkRoutes } from './routes/link.routes.js';
@@ -15,6 +17,7 @@ import { checkoutKit, type CheckoutRouteDeps } from './routes/shared.routes.js';
 export { CHECKOUT_CSP, type CheckoutRouteDeps } from './routes/shared.routes.js';
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox<{ deps: CheckoutRouteDeps }> = async (app, { deps }) => {
+  await acceptForms(app as unknown as FastifyInstance);
   const kit = await checkoutKit(app, deps);
   registerIntentRoutes(app, kit);
   registerPaypalRoutes(app, kit);

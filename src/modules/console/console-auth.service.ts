@@ -3,24 +3,29 @@
 // SHA-256 is stored), with a CSRF token each and a 12-hour idle expiry; five consecutive wrong passwords lock
 // an account for 15 minutes. The sign-in route spends the client address's budget (LOGINS_PER_MINUTE) before
 // calling login. The operator's commands (`cowrie users create`, `reset-password`) use the same service.
-import { createHash, randomBytes } from 'node:crypto';
-import * as OTPAuth from 'otpauth';
 import type { ConsoleRole, ConsoleUserRow } from '../../db/schema.js';
 import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifyNobody, verifySecret } from '../../shared/passwords.js';
+import {
+  isPin,
+  LOCK_AFTER_FAILURES,
+  LOCK_MS,
+  lockedMinutes,
+  MIN_PASSWORD_LENGTH,
+  newSessionToken,
+  newTotp,
+  SESSION_IDLE_MS,
+  sessionIdOf,
+  totpValid,
+} from '../../shared/sign-in.js';
 import { findMerchant } from '../merchants/index.js';
 import * as repo from './console.repo.js';
-import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifyNobody, verifySecret } from './passwords.js';
 
 export const ROLES = ['owner', 'developer', 'viewer'] as const satisfies readonly ConsoleRole[];
-export const SESSION_IDLE_MS = 12 * 3_600_000;
-export const LOCK_AFTER_FAILURES = 5;
-export const LOCK_MS = 15 * 60_000;
-/** Sign-in attempts a minute per client address, counted by the sign-in route. */
-export const LOGINS_PER_MINUTE = 20;
-export const MIN_PASSWORD_LENGTH = 12;
+export { LOGINS_PER_MINUTE } from '../../shared/sign-in.js';
 
 export interface ConsoleUser {
   id: string;
@@ -47,8 +52,6 @@ export class ConsoleError extends Error {
   }
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
 export function normalizeEmail(text: string): string {
   const email = text.trim().toLowerCase();
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/.test(email)) {
@@ -59,17 +62,6 @@ export function normalizeEmail(text: string): string {
 
 export function userView(u: ConsoleUserRow) {
   return { id: u.id, email: u.email, role: u.role, merchant: u.merchant_id };
-}
-
-function totpFor(email: string, secret: string): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({
-    issuer: 'Cowrie',
-    label: email,
-    algorithm: 'SHA1',
-    digits: 6,
-    period: 30,
-    secret: OTPAuth.Secret.fromBase32(secret),
-  });
 }
 
 /** A new console user with a generated password (shown once); the operator's command and the first start. */
@@ -159,8 +151,8 @@ export class ConsoleAuth {
       await verifyNobody(input.password, this.deps.hashCost);
       throw wrong;
     }
-    if (user.locked_until !== null && user.locked_until > now) {
-      const minutes = Math.ceil((Number(user.locked_until) - now) / 60_000);
+    const minutes = lockedMinutes(user.locked_until, now);
+    if (minutes !== null) {
       throw new ConsoleError(423, `This account is locked after ${LOCK_AFTER_FAILURES} wrong passwords; try again in ${minutes} minutes.`);
     }
     const fail = async (error: ConsoleError) => {
@@ -175,16 +167,16 @@ export class ConsoleAuth {
     if (user.totp_secret !== null) {
       const code = (input.code ?? '').replace(/\s/g, '');
       if (!/^[0-9]{6}$/.test(code)) throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app.');
-      if (totpFor(user.email, user.totp_secret).validate({ token: code, window: 1 }) === null) {
+      if (!totpValid(user.email, user.totp_secret, code)) {
         return fail(new ConsoleError(401, 'The authentication code is not right.'));
       }
     }
     await repo.resetFailedLogins(this.deps.db, user.id, now);
-    const token = randomBytes(32).toString('base64url');
+    const { token, id, csrf } = newSessionToken();
     const session = {
-      id: sha256(token),
+      id,
       user_id: user.id,
-      csrf: randomBytes(24).toString('base64url'),
+      csrf,
       created_at: now,
       expires_at: now + SESSION_IDLE_MS,
     };
@@ -202,8 +194,9 @@ export class ConsoleAuth {
 
   /** The session of a cookie's token, renewed for another 12 idle hours; null when unknown or expired. */
   async session(token: string | undefined): Promise<ConsoleSession | null> {
-    if (!token || !/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-    const row = await repo.findSession(this.deps.db, sha256(token));
+    const id = sessionIdOf(token);
+    if (id === null) return null;
+    const row = await repo.findSession(this.deps.db, id);
     const now = this.now();
     if (!row) return null;
     if (Number(row.expires_at) <= now) {
@@ -239,15 +232,15 @@ export class ConsoleAuth {
 
   /** Starts setting up TOTP: a new secret, kept pending until a code from it is confirmed. */
   async startTotp(session: ConsoleSession): Promise<{ secret: string; uri: string }> {
-    const secret = new OTPAuth.Secret({ size: 20 }).base32;
+    const { secret, uri } = newTotp(session.user.email);
     await repo.setTotp(this.deps.db, session.user.id, { totp_pending: secret }, this.now());
-    return { secret, uri: totpFor(session.user.email, secret).toString() };
+    return { secret, uri };
   }
 
   async confirmTotp(session: ConsoleSession, code: string, ip: string): Promise<void> {
     const user = (await repo.findUser(this.deps.db, session.user.id))!;
     if (!user.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
-    if (totpFor(user.email, user.totp_pending).validate({ token: code.replace(/\s/g, ''), window: 1 }) === null) {
+    if (!totpValid(user.email, user.totp_pending, code)) {
       throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
     }
     await repo.setTotp(this.deps.db, user.id, { totp_secret: user.totp_pending, totp_pending: null }, this.now());
@@ -271,7 +264,7 @@ export class ConsoleAuth {
     if (session.user.role !== 'owner') throw new ConsoleError(403, 'Only an owner sets the transaction PIN.');
     const user = (await repo.findUser(this.deps.db, session.user.id))!;
     if (!(await verifySecret(password, user.password_hash))) throw new ConsoleError(400, 'Your password is not right.');
-    if (!/^[0-9]{6}$/.test(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
+    if (!isPin(pin)) throw new ConsoleError(400, 'A transaction PIN is 6 digits.');
     const had = await this.hasPin(user.merchant_id);
     await repo.setPin(this.deps.db, user.merchant_id, await hashSecret(pin, this.deps.hashCost));
     await this.audit(user.merchant_id, session.user, user.email, had ? 'pin.changed' : 'pin.set', user.merchant_id, null, ip);
@@ -283,8 +276,8 @@ export class ConsoleAuth {
     const state = await repo.findPin(this.deps.db, merchantId);
     const now = this.now();
     if (!state?.pin_hash) throw new ConsoleError(400, 'Set a transaction PIN first (Your account).');
-    if (state.pin_locked_until !== null && Number(state.pin_locked_until) > now) {
-      const minutes = Math.ceil((Number(state.pin_locked_until) - now) / 60_000);
+    const minutes = lockedMinutes(state.pin_locked_until, now);
+    if (minutes !== null) {
       throw new ConsoleError(423, `PIN refunds are locked after ${LOCK_AFTER_FAILURES} wrong PINs; try again in ${minutes} minutes.`);
     }
     if (!(await verifySecret(pin, state.pin_hash))) {

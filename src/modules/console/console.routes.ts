@@ -7,9 +7,11 @@
 // Each feature's routes live in routes/<feature>.routes.ts and its pages in pages/; routes/shared.routes.ts
 // holds what they all use. They are registered here, in this order.
 import type { FastifyInstance } from 'fastify';
+import { acceptForms } from '../../http/forms.js';
 import { registerAccountRoutes } from './routes/account.routes.js';
 import { registerDeveloperRoutes } from './routes/developers.routes.js';
 import { registerPaymentRoutes } from './routes/payments.routes.js';
+import { registerPayoutRoutes } from './routes/payouts.routes.js';
 import { registerRecordRoutes } from './routes/records.routes.js';
 import { registerSandboxRoutes } from './routes/sandbox.routes.js';
 import { consoleKit, type ConsoleRouteDeps } from './routes/shared.routes.js';
@@ -18,11 +20,13 @@ import { registerSignInRoutes } from './routes/sign-in.routes.js';
 export type { ConsoleRouteDeps } from './routes/shared.routes.js';
 
 export async function consoleRoutes(app: FastifyInstance, opts: { deps: ConsoleRouteDeps }): Promise<void> {
+  await acceptForms(app);
   const kit = consoleKit(app, opts.deps);
   registerSignInRoutes(app, kit);
   registerPaymentRoutes(app, kit);
   registerSandboxRoutes(app, kit);
   registerDeveloperRoutes(app, kit);
   registerRecordRoutes(app, kit);
+  registerPayoutRoutes(app, kit);
   registerAccountRoutes(app, kit);
 }

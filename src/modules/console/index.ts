@@ -3,6 +3,7 @@ export {
   createConsoleUser,
   ConsoleError,
   LOGINS_PER_MINUTE,
+  normalizeEmail,
   ROLES,
   userView,
   type ConsoleSession,

@@ -15,6 +15,8 @@ export const SCOPES = [
   'reports:read',
   'customers:read',
   'customers:write',
+  'payouts:read',
+  'payouts:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -8,3 +8,15 @@ export {
   type Movement,
   type MovementKind,
 } from './ledger.service.js';
+export {
+  PAYER_ACCOUNTS,
+  creditRefundToPayer,
+  PAYER_ASSETS,
+  payerBalances,
+  payerMovements,
+  payerOfPayment,
+  postPayerMovement,
+  type PayerAsset,
+  type PayerMovement,
+  type PayerMovementKind,
+} from './payer-ledger.js';

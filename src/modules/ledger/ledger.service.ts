@@ -9,6 +9,7 @@
 //   merchant_available        spendable
 //   merchant_frozen           frozen by a dispute
 //   merchant_refund_reserved  taken aside for a refund that is requested and not yet done
+//   merchant_payout_held      held for a payout from its request until it is paid (to world) or released
 import type { Q } from '../../db/transaction.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, type SettlementAsset } from '../../shared/money.js';
@@ -21,6 +22,7 @@ export const ACCOUNTS = {
   available: 'merchant_available',
   frozen: 'merchant_frozen',
   refundReserved: 'merchant_refund_reserved',
+  payoutHeld: 'merchant_payout_held',
 } as const;
 export type Account = (typeof ACCOUNTS)[keyof typeof ACCOUNTS];
 
@@ -36,7 +38,10 @@ export type MovementKind =
   | 'dispute_lost'
   | 'refund_reserve'
   | 'refund'
-  | 'refund_reversal';
+  | 'refund_reversal'
+  | 'payout_hold'
+  | 'payout_release'
+  | 'payout_sent';
 
 export interface Movement {
   merchantId: string;
@@ -48,6 +53,7 @@ export interface Movement {
   paymentIntentId?: string | null;
   settlementId?: string | null;
   refundId?: string | null;
+  payoutId?: string | null;
 }
 
 export class UnbalancedMovement extends Error {
@@ -75,6 +81,7 @@ export async function postMovement(trx: Q, m: Movement): Promise<string> {
       payment_intent_id: m.paymentIntentId ?? null,
       settlement_id: m.settlementId ?? null,
       refund_id: m.refundId ?? null,
+      payout_id: m.payoutId ?? null,
       created_at: m.at,
     })),
   );

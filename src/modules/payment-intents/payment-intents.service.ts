@@ -125,7 +125,10 @@ export class IntentService {
     const asset = requireAsset(input.settlement_currency ?? 'USDT', 'settlement_currency');
     const amount = requireAmount(input.amount, currency, 'amount');
     let methods: PaymentMethod[];
-    const carried = (m: PaymentMethod) => this.deps.rails.railFor(scope.environment, m) !== null;
+    const carried = (m: PaymentMethod) => {
+      const rail = this.deps.rails.railFor(scope.environment, m);
+      return rail !== null && (rail.assets === undefined || rail.assets.includes(asset));
+    };
     if (input.payment_methods === undefined) {
       methods = methodsFor(currency, asset).filter(carried);
       if (methods.length === 0) {

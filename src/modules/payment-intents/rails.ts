@@ -5,7 +5,7 @@
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { CommitWith } from '../../db/transaction.js';
 import type { ChainNetwork } from '../../shared/chains.js';
-import type { Decimal } from '../../shared/money.js';
+import type { Decimal, SettlementAsset } from '../../shared/money.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { PaymentMethod } from './payment-methods.js';
 
@@ -54,6 +54,8 @@ export type ProviderRefund =
 export interface PaymentRail {
   readonly name: string;
   readonly methods: readonly PaymentMethod[];
+  /** The settlement assets of the intents it can pay (every one when absent): the balance rail's USDT and USDC. */
+  readonly assets?: readonly SettlementAsset[];
   /** External wallets: the networks offered (every one when absent). */
   readonly networks?: readonly ChainNetwork[];
   startPayment(request: StartPaymentRequest): Promise<StartPaymentResult>;

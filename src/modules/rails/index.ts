@@ -1,6 +1,6 @@
 export { askDueRailPayments } from './rail-questions.js';
 export { SandboxRail, DEFAULT_MPESA_ANSWER_MS, type SandboxRailOptions } from './sandbox-rail.js';
-export { latestRailPayment } from './rail-payments.repo.js';
+export { insertRailPayment, latestRailPayment } from './rail-payments.repo.js';
 export {
   checkCard,
   luhnValid,
@@ -15,6 +15,7 @@ export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './w
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
 export { DarajaClient } from './mpesa/daraja-client.js';
+export { MpesaReversals } from './mpesa/mpesa-reversals.js';
 export { CardRail, CARD_CURRENCIES, type CardRailOptions, type PaystackApi } from './card/card-rail.js';
 export { PaystackClient } from './card/paystack-client.js';
 export { PaystackWebhooks } from './card/paystack-webhooks.js';
@@ -22,10 +23,17 @@ export { PaypalRail, paypalValue, type PaypalApi, type PaypalRailOptions } from 
 export { PaypalClient } from './paypal/paypal-client.js';
 export { PaypalWebhooks } from './paypal/paypal-webhooks.js';
 export { ChainWatcher, type ChainWatcherDeps, type TickResult } from './chain/chain-watcher.js';
-export { ChainRail, railNetworkOf, type ChainRailNetwork } from './chain/chain-rail.js';
+export { ChainRail, railNetworkOf, type ChainRailNetwork, type ChainRefundSender } from './chain/chain-rail.js';
 // viem (about 20 MB resident) loads only where an EVM network is configured.
 export const loadEvmSource = async () => (await import('./chain/evm-source.js')).EvmSource;
+/** The EVM payout client loads viem only when a payout key is configured. */
+export const loadEvmPayoutClient = async () => (await import('./chain/evm-payout.js')).EvmPayoutClient;
+export type { EvmPayoutClient } from './chain/evm-payout.js';
+export type { PayoutLookup, PayoutNetworkClient, PayoutTransfer, SignedPayout, SignOptions } from './chain/payout-client.js';
 export { TronSource } from './chain/tron-source.js';
 export { SolanaSource } from './chain/solana-source.js';
+// The payout sender's TRON and Solana clients, loaded only when a network sends (their signing libraries are large).
+export const loadTronPayoutClient = async () => (await import('./chain/tron-payout.js')).TronPayoutClient;
+export const loadSolanaPayoutClient = async () => (await import('./chain/solana-payout.js')).SolanaPayoutClient;
 export { ChainRpcError, type ChainSource } from './chain/chain-source.js';
 export { ChainDeposits, chainDepositView, type ChainDepositView } from './chain/chain-deposits.js';

@@ -12,7 +12,7 @@ import { newId } from '../../shared/ids.js';
 import { Decimal } from '../../shared/money.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { recordEvent } from '../events/index.js';
-import { ACCOUNTS, transfer } from '../ledger/index.js';
+import { ACCOUNTS, creditRefundToPayer, transfer } from '../ledger/index.js';
 import { IntentMoveConflict, findIntent, lockIntent, type CheckoutUrlFor, type PaymentMethod } from '../payment-intents/index.js';
 import type { RailRegistry } from '../payment-intents/index.js';
 import { lockSettlementOfIntent, releaseForRefund } from '../settlements/index.js';
@@ -249,7 +249,10 @@ export class RefundService {
           { paymentIntent, intentParam: 'payment_intent', ...(reason ? { reason } : {}) },
           'dashboard',
         );
-        return finishRefund(trx, deps, row, 'succeeded', now);
+        const done = await finishRefund(trx, deps, row, 'succeeded', now);
+        // Live, a payer's balance paid it: the amount goes back to that balance in the same transaction.
+        await creditRefundToPayer(trx, done, now);
+        return done;
       });
     } catch (err) {
       if (isUniqueViolation(err))

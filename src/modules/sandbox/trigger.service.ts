@@ -75,6 +75,25 @@ function sampleData(type: EventType, intent: PaymentIntent, at: number): Record<
       livemode: false,
     };
   }
+  if (type.startsWith('payout.')) {
+    const status = type.slice('payout.'.length);
+    const sent = status === 'sent' || status === 'paid';
+    return {
+      id: newId('payout'),
+      object: 'payout',
+      amount: '10.000000',
+      asset: 'USDT',
+      network: 'tron',
+      address: 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy',
+      status: status === 'created' ? 'requested' : status,
+      tx_hash: sent ? `0x${'0'.repeat(64)}` : null,
+      failure_reason: status === 'failed' ? 'Sample failure' : null,
+      created_at: isoTime(at),
+      sent_at: sent ? isoTime(at) : null,
+      paid_at: status === 'paid' ? isoTime(at) : null,
+      livemode: false,
+    };
+  }
   const status = SAMPLE_STATUS[type] ?? intent.status;
   const paidLike = status === 'paid' || status === 'refunded';
   return {

@@ -1,13 +1,14 @@
 // An intent's checkout: its page, its public status, and its actions (pay with a method, and in the sandbox
 // a simulated wallet deposit), each action with the page's anti-forgery token.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../../../shared/errors.js';
 import { Decimal } from '../../../shared/money.js';
 import { StringEnum } from '../../../shared/schema.js';
 import { PAYMENT_METHODS, isPayable } from '../../payment-intents/index.js';
 import { paymentUri, type StableAsset, type WalletNetwork } from '../../rails/index.js';
-import { checkoutPage } from '../checkout-page.js';
+import { WALLET_COOKIE } from '../../payers/index.js';
+import { checkoutPage, type CheckoutWallet } from '../checkout-page.js';
 import { customerError, networkName, qrDataUrl, statusView, type CheckoutIntent } from '../checkout.service.js';
 import { IntentParams, PUBLIC_ROUTE, securityHeaders, type CheckoutApp, type CheckoutKit, type RequestOf } from './shared.routes.js';
 
@@ -20,6 +21,7 @@ const PayBody = Type.Object(
     card_cvc: Type.Optional(Type.String({ maxLength: 8 })),
     email: Type.Optional(Type.String({ maxLength: 254 })),
     network: Type.Optional(Type.String({ maxLength: 20 })),
+    pin: Type.Optional(Type.String({ maxLength: 12 })),
   },
   { additionalProperties: false },
 );
@@ -34,6 +36,7 @@ const PaySchema = { hide: true, params: IntentParams, body: PayBody };
 const DepositSchema = { hide: true, params: IntentParams, body: DepositBody };
 
 async function showCheckout(kit: CheckoutKit, request: RequestOf<typeof IntentSchema>, reply: FastifyReply) {
+  const wallet = await signedInWallet(kit, request);
   return kit.servePage(request, reply, request.params.id, (c, token, base) =>
     checkoutPage(c, {
       assets: kit.assets,
@@ -41,8 +44,18 @@ async function showCheckout(kit: CheckoutKit, request: RequestOf<typeof IntentSc
       statusUrl: `${base}/status`,
       payUrl: `${base}/pay`,
       depositUrl: `${base}/wallet/deposit`,
+      wallet,
     }),
   );
+}
+
+/** The payer signed in to the wallet on this origin, with their balances (the live balance panel shows them). */
+async function signedInWallet(kit: CheckoutKit, request: FastifyRequest): Promise<CheckoutWallet | null> {
+  if (request.environment !== 'live') return null;
+  const session = await kit.deps.payerAuth.session('live', request.cookies[WALLET_COOKIE]);
+  if (!session) return null;
+  const { balances } = await kit.deps.payerAccounts.wallet(session.payer.id, 'live');
+  return { email: session.payer.email, balances: { USDT: balances.USDT.toFixed(6), USDC: balances.USDC.toFixed(6) } };
 }
 
 async function showStatus(kit: CheckoutKit, request: RequestOf<typeof IntentSchema>, reply: FastifyReply) {
@@ -63,7 +76,7 @@ function paymentDetails(body: Static<typeof PayBody>): Record<string, unknown> {
 
 async function pay(kit: CheckoutKit, request: RequestOf<typeof PaySchema>, reply: FastifyReply) {
   const c = await kit.requireCheckout(request, request.params.id);
-  kit.tokens.check(request, c.row.id);
+  await kit.tokens.check(request, c.row.id);
   securityHeaders(reply);
   const body = request.body;
   const scope = { merchantId: c.row.merchant_id, environment: c.row.environment };
@@ -74,6 +87,11 @@ async function pay(kit: CheckoutKit, request: RequestOf<typeof PaySchema>, reply
   }
   const rail = kit.deps.rails.railFor(c.row.environment, body.method)!;
   const details = paymentDetails(body);
+  if (body.method === 'service_balance' && c.row.environment === 'live') {
+    // The live balance: the payer signed in to the wallet on this origin, and the PIN they typed.
+    const session = await kit.deps.payerAuth.session('live', request.cookies[WALLET_COOKIE]);
+    Object.assign(details, { payer: session?.payer.id ?? null, pin: body.pin ?? '', ip: request.ip });
+  }
   let result;
   try {
     result = await rail.startPayment({ scope, intent: c.row, method: body.method, details });
@@ -103,7 +121,7 @@ async function describeWalletDeposit(c: CheckoutIntent, next: Record<string, unk
 
 async function simulateDeposit(kit: CheckoutKit, request: RequestOf<typeof DepositSchema>, reply: FastifyReply) {
   const c = await kit.requireCheckout(request, request.params.id);
-  kit.tokens.check(request, c.row.id);
+  await kit.tokens.check(request, c.row.id);
   securityHeaders(reply);
   const rail = kit.deps.rails.railFor(c.row.environment, 'external_wallet');
   if (c.row.environment !== 'test' || !rail?.simulateDeposit) {

@@ -138,9 +138,6 @@ async function sendLinkForm(kit: CheckoutKit, request: RequestOf<typeof SendSche
 }
 
 export function registerLinkRoutes(app: CheckoutApp, kit: CheckoutKit): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
   app.route({
     method: ['GET', 'HEAD'],
     url: '/pay/:id',
@@ -148,5 +145,5 @@ export function registerLinkRoutes(app: CheckoutApp, kit: CheckoutKit): void {
     schema: OpenSchema,
     handler: (request, reply) => openLink(kit, request, reply),
   });
-  app.post('/pay/:id', { ...PUBLIC_ROUTE, schema: SendSchema }, (request, reply) => sendLinkForm(kit, request, reply));
+  app.post('/pay/:id', { ...PUBLIC_ROUTE, schema: SendSchema, bodyLimit: 4096 }, (request, reply) => sendLinkForm(kit, request, reply));
 }

@@ -38,7 +38,7 @@ async function showApproval(kit: CheckoutKit, request: RequestOf<typeof PaypalSc
 
 async function answerApproval(kit: CheckoutKit, request: RequestOf<typeof ApprovalSchema>, reply: FastifyReply) {
   const c = await kit.requireCheckout(request, request.params.id);
-  kit.tokens.check(request, c.row.id);
+  await kit.tokens.check(request, c.row.id);
   securityHeaders(reply);
   const rail = kit.deps.rails.railFor(c.row.environment, 'paypal');
   if (!rail?.approve) throw new AppError('payment_method_unavailable', 'PayPal is not available for this payment.', { param: 'method' });

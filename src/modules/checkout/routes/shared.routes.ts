@@ -4,6 +4,7 @@
 // (src/http/), which only route files may.
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
+  FastifyInstance,
   FastifyReply,
   FastifyRequest,
   FastifySchema,
@@ -18,11 +19,15 @@ import type { Environment } from '../../../shared/scope.js';
 import { messagePage, type Assets } from '../checkout-page.js';
 import { loadCheckoutSecret } from '../checkout.repo.js';
 import { loadCheckout, type CheckoutDeps, type CheckoutIntent } from '../checkout.service.js';
-import { CheckoutTokens } from '../csrf.js';
+import { CheckoutTokens } from './tokens.routes.js';
+import type { PayerAccounts, PayerAuth } from '../../payers/index.js';
 
 export interface CheckoutRouteDeps extends CheckoutDeps {
   /** The origin of each environment's base URL (the checkout's own). */
   origins: Record<Environment, string>;
+  /** The signed-in payer of the wallet cookie, and their balances (paying from the live balance). */
+  payerAuth: Pick<PayerAuth, 'session'>;
+  payerAccounts: Pick<PayerAccounts, 'wallet'>;
 }
 
 /** The app as the checkout's plugin receives it: route schemas type each request (TypeBox). */
@@ -57,7 +62,7 @@ export const IntentParams = Type.Object({ id: Type.String({ maxLength: 80 }) });
 
 /** Loads the checkout's anti-forgery key and registers its script and stylesheet; answers the kit its routes take. */
 export async function checkoutKit(app: CheckoutApp, deps: CheckoutRouteDeps): Promise<CheckoutKit> {
-  const tokens = new CheckoutTokens(await loadCheckoutSecret(deps.db, deps.clocks.base.nowMs()));
+  const tokens = new CheckoutTokens(app as unknown as FastifyInstance, await loadCheckoutSecret(deps.db, deps.clocks.base.nowMs()));
   const files = serveAssets(app, 'checkout', '/assets', ['checkout.js', 'checkout.css']);
   return new CheckoutKit(deps, tokens, { script: files['checkout.js']!, style: files['checkout.css']! });
 }

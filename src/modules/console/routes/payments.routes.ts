@@ -12,7 +12,7 @@ import type { IntentStatus, PaymentIntent } from '../../payment-intents/index.js
 import { ConsoleError, type ConsoleSession } from '../console-auth.service.js';
 import * as repo from '../console.repo.js';
 import { clockForm, homePage } from '../pages/home-page.js';
-import { messagePage } from '../pages/layout.js';
+import { messagePage, type Html } from '../pages/layout.js';
 import { pricesSection } from '../pages/prices-section.js';
 import { paymentPage, type TimelineEvent } from '../pages/payment-page.js';
 import { paymentsPage, STATUS_FILTERS } from '../pages/payments-page.js';
@@ -25,7 +25,7 @@ async function home(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRepl
   if (!at) return reply;
   const { db, intents, clocks } = kit.deps;
   const [balances, payments] = await Promise.all([listBalances(db, at.scope), intents.list(at.scope, { limit: 10 })]);
-  let clock: string | undefined;
+  let clock: Html | undefined;
   if (at.scope.environment === 'test' && session.user.role !== 'viewer') {
     const offset = await clocks.sandboxOffsetMs(session.user.merchantId);
     clock = clockForm(session, isoTime(clocks.base.nowMs() + offset));

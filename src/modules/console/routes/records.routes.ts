@@ -10,7 +10,7 @@ import { PAYMENTS_REPORT, SETTLEMENTS_REPORT } from '../../reports/index.js';
 import { listSettlements, type Settlement } from '../../settlements/index.js';
 import type { WebhookEvent } from '../../webhooks/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
-import { messagePage, type Env } from '../pages/layout.js';
+import { messagePage, type Env, type Html } from '../pages/layout.js';
 import { listPage, type Column } from '../pages/list-page.js';
 import {
   customerColumns,
@@ -33,7 +33,7 @@ interface ListSpec<T extends { id: string }> {
   load: (kit: ConsoleKit, scope: MerchantScope, after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>;
   columns: (env: Env, session: ConsoleSession) => Column<T>[];
   /** HTML above the list (a form creating a record). */
-  before?: (session: ConsoleSession, env: Env) => string;
+  before?: (session: ConsoleSession, env: Env) => Html;
 }
 
 const afterOf = (request: FastifyRequest, prefix: string) => {

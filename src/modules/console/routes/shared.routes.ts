@@ -1,10 +1,10 @@
-// What every console route uses: the services the console's routes call (ConsoleRouteDeps), the form
-// parser and the stylesheet registered once for all of them, and the kit (ConsoleKit): the page sender with
+// What every console route uses: the services the console's routes call (ConsoleRouteDeps), the stylesheet
+// registered once for all of them (cookies, forms and CSRF tokens are src/http/forms.ts's), and the kit (ConsoleKit): the page sender with
 // its security headers, the session check (`signedIn`), the session-and-CSRF check of a form (`acting`),
 // the page context and the environment a page shows. Named *.routes.ts because it registers routes and
 // takes HTTP types (src/http/), which only route files may.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkForm, FormRefused, formOf, formToken, sameOrigin, sendPage } from '../../../http/forms.js';
 import type { WindowLimiter } from '../../../http/rate-limit.js';
 import { serveAssets } from '../../../http/static-assets.js';
 import type { MerchantScope } from '../../../shared/scope.js';
@@ -12,6 +12,7 @@ import type { CustomerService } from '../../customers/index.js';
 import { findMerchant, verificationOf } from '../../merchants/index.js';
 import type { LinkService } from '../../payment-links/index.js';
 import type { RefundDecisions, RefundService } from '../../refunds/index.js';
+import type { PayoutService } from '../../payouts/index.js';
 import type { Config } from '../../../config.js';
 import type { RateProvider } from '../../rates/index.js';
 import type { ReportService } from '../../reports/index.js';
@@ -38,13 +39,15 @@ export interface ConsoleRouteDeps {
   customers: CustomerService;
   links: LinkService;
   refunds: RefundService;
+  /** Payouts: the owner's requests (with the PIN) and the sandbox test driver's failures. */
+  payouts: PayoutService;
   /** An owner's approve and reject of requested live refunds. */
   refundDecisions: Pick<RefundDecisions, 'approve' | 'reject'>;
   reports: ReportService;
   webhooks: WebhookService;
   /** The reference prices the home page shows, and where they come from. */
   rates: RateProvider;
-  config: Pick<Config, 'rates' | 'mpesa' | 'card' | 'paypal' | 'chains'>;
+  config: Pick<Config, 'rates' | 'mpesa' | 'card' | 'paypal' | 'chains' | 'payerAccounts'>;
 }
 
 /** Every console route: reachable without an API key (the session is checked instead), not in the API reference. */
@@ -57,36 +60,16 @@ export type Form = Record<string, string>;
 /** qrcode, loaded on the first page that draws a code (payment links, TOTP setup). */
 export const qrCode = async () => (await import('qrcode')).default;
 
-export function cookieOf(request: FastifyRequest, name: string): string | undefined {
-  const header = request.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
-  return undefined;
-}
-
-function sameToken(a: string, b: string | undefined): boolean {
-  if (b === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/** Registers the console's stylesheet and its form parser; answers the kit its routes take. */
+/** Registers the console's stylesheet and its answer to a refused form; answers the kit its routes take. */
 export function consoleKit(app: FastifyInstance, deps: ConsoleRouteDeps): ConsoleKit {
   const files = serveAssets(app, 'console', '/console/assets', ['console.css']);
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
-    // A repeated field (the scope checkboxes) arrives as its values joined by commas.
-    const params = new URLSearchParams(body as string);
-    done(null, Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.getAll(k).join(',')])));
-  });
-  return new ConsoleKit(deps, files['console.css']!);
+  const kit = new ConsoleKit(app, deps, files['console.css']!);
+  return kit;
 }
 
 export class ConsoleKit {
   constructor(
+    private readonly app: FastifyInstance,
     readonly deps: ConsoleRouteDeps,
     /** The stylesheet's address. */
     readonly style: string,
@@ -94,21 +77,7 @@ export class ConsoleKit {
 
   /** Sends a page with the console's security headers; never cached. */
   send(reply: FastifyReply, status: number, html: string) {
-    return (
-      reply
-        .code(status)
-        .header(
-          'content-security-policy',
-          "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        )
-        .header('x-frame-options', 'DENY')
-        // same-origin, not no-referrer: with no-referrer the browser sends `Origin: null` on our own forms.
-        .header('referrer-policy', 'same-origin')
-        .header('cache-control', 'no-store')
-        .header('x-content-type-options', 'nosniff')
-        .type('text/html; charset=utf-8')
-        .send(html)
-    );
+    return sendPage(reply, status, html);
   }
 
   /** What the page frame shows: the merchant, whether live is open and (`withEnv`) the environment asked for. */
@@ -122,42 +91,47 @@ export class ConsoleKit {
     return { style, session, path, merchantName: merchant?.name, liveOpen, ...(withEnv ? { env } : {}) };
   }
 
-  /** The signed-in session, or null after sending the visitor to the sign-in page. */
+  /**
+   * The signed-in session, or null after sending the visitor to the sign-in page. Its `csrf` is a new token
+   * for the page's forms, made from the session's secret (kept server-side).
+   */
   async signedIn(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
-    const session = await this.deps.console.session(cookieOf(request, SESSION_COOKIE));
+    const session = await this.deps.console.session(request.cookies[SESSION_COOKIE]);
     if (!session) {
       await reply.code(303).header('location', '/console/login').header('cache-control', 'no-store').send();
       return null;
     }
-    return session;
+    return { ...session, csrf: formToken(request, reply, session.csrf) };
   }
 
   /**
-   * A state-changing form: the session, its CSRF token in the form, an Origin (when sent) of our own.
-   * Answers null after answering 403 (nothing changed) or sending the visitor to sign in.
+   * A state-changing form: the session, a CSRF token made from its secret in the form, an Origin (when
+   * sent) of our own. Answers null after answering 403 (nothing changed) or sending the visitor to sign in.
    */
   async acting(request: FastifyRequest, reply: FastifyReply): Promise<{ session: ConsoleSession; form: Form } | null> {
-    const session = await this.signedIn(request, reply);
-    if (!session) return null;
-    const form = (request.body ?? {}) as Form;
-    const origin = request.headers.origin;
-    const ownOrigin = `${request.protocol}://${request.headers.host ?? ''}`;
-    if (
-      !sameToken(session.csrf, typeof form['_csrf'] === 'string' ? form['_csrf'] : undefined) ||
-      (origin !== undefined && origin !== ownOrigin)
-    ) {
+    const session = await this.deps.console.session(request.cookies[SESSION_COOKIE]);
+    if (!session) {
+      await reply.code(303).header('location', '/console/login').header('cache-control', 'no-store').send();
+      return null;
+    }
+    try {
+      if (!sameOrigin(request)) throw new FormRefused('origin');
+      await checkForm(this.app, request, session.csrf);
+    } catch (err) {
+      if (!(err instanceof FormRefused)) throw err;
+      const page = { ...session, csrf: formToken(request, reply, session.csrf) };
       await this.send(
         reply,
         403,
         messagePage(
-          await this.context(request, session, ''),
+          await this.context(request, page, ''),
           'Form expired',
           'This form has expired or did not come from the console; nothing was changed. Reload the page and try again.',
         ),
       );
       return null;
     }
-    return { session, form };
+    return { session: { ...session, csrf: formToken(request, reply, session.csrf) }, form: formOf(request) };
   }
 
   /** Records what the session's user did in the audit log, with the request's client address. */

@@ -1,19 +1,18 @@
 // Signing in and out: the session behind an HttpOnly SameSite=Lax cookie (Secure over https, as a trusted
 // proxy says), and the per-address budget of sign-in attempts, spent before any password is checked.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clearSessionCookie, formOf, setSessionCookie } from '../../../http/forms.js';
 import { ConsoleError } from '../console-auth.service.js';
 import { loginPage } from '../pages/sign-in-page.js';
-import { CONSOLE_ROUTE, SESSION_COOKIE, cookieOf, type ConsoleKit, type Form } from './shared.routes.js';
-
-const secure = (request: FastifyRequest) => (request.protocol === 'https' ? '; Secure' : '');
+import { CONSOLE_ROUTE, SESSION_COOKIE, type ConsoleKit } from './shared.routes.js';
 
 async function showLogin(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
-  if (await kit.deps.console.session(cookieOf(request, SESSION_COOKIE))) return reply.code(303).header('location', '/console').send();
+  if (await kit.deps.console.session(request.cookies[SESSION_COOKIE])) return reply.code(303).header('location', '/console').send();
   return kit.send(reply, 200, loginPage({ style: kit.style, session: null, path: '/console/login' }, {}));
 }
 
 async function login(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply) {
-  const form = (request.body ?? {}) as Form;
+  const form = formOf(request);
   const email = typeof form['email'] === 'string' ? form['email'] : '';
   const refused = (status: number, error: string) =>
     kit.send(reply, status, loginPage({ style: kit.style, session: null, path: '/console/login' }, { error, email }));
@@ -29,12 +28,8 @@ async function login(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRep
       code: typeof form['code'] === 'string' ? form['code'] : undefined,
       ip: request.ip,
     });
-    return reply
-      .code(303)
-      .header('set-cookie', `${SESSION_COOKIE}=${token}; Path=/console; HttpOnly; SameSite=Lax${secure(request)}`)
-      .header('location', '/console')
-      .header('cache-control', 'no-store')
-      .send();
+    setSessionCookie(request, reply, SESSION_COOKIE, token, '/console');
+    return reply.code(303).header('location', '/console').header('cache-control', 'no-store').send();
   } catch (err) {
     if (!(err instanceof ConsoleError)) throw err;
     return refused(err.status, err.message);
@@ -45,11 +40,8 @@ async function logout(kit: ConsoleKit, request: FastifyRequest, reply: FastifyRe
   const a = await kit.acting(request, reply);
   if (!a) return reply;
   await kit.deps.console.logout(a.session, request.ip);
-  return reply
-    .code(303)
-    .header('set-cookie', `${SESSION_COOKIE}=; Path=/console; HttpOnly; SameSite=Lax; Max-Age=0${secure(request)}`)
-    .header('location', '/console/login')
-    .send();
+  clearSessionCookie(request, reply, SESSION_COOKIE, '/console');
+  return reply.code(303).header('location', '/console/login').send();
 }
 
 export function registerSignInRoutes(app: FastifyInstance, kit: ConsoleKit): void {

@@ -1,14 +1,25 @@
 // The live external-wallet rail: the checkout shows the configured address of the chosen network and an
 // exact amount from the same allocation (unique index) as the sandbox's; the chain watchers see the
 // transfer and report it (chain-watcher.ts). Only configured networks are offered. Refunds of wallet
-// payments are a new on-chain send the operator makes: they stay `requested` with the return address.
+// payments stay `requested` with the return address until the operator approves them; then, when payout
+// senders are configured, the approved refund is an on-chain send of its amount to the return address on
+// the network the payment came by, made by that network's payout sender and settled at its depth.
 import type { Logger } from 'pino';
 import type { Db } from '../../../db/transaction.js';
 import type { MerchantClocks } from '../../../shared/clock.js';
 import type { StableAsset } from '../../../shared/chains.js';
 import { AppError } from '../../../shared/errors.js';
 import { WALLET_NETWORKS, type WalletNetwork } from '../payment-details.js';
-import type { PaymentRail, RefundResult, StartPaymentRequest, StartPaymentResult } from '../../payment-intents/index.js';
+import type {
+  PaymentRail,
+  ProviderRefund,
+  RefundResult,
+  RefundToSend,
+  StartPaymentRequest,
+  StartPaymentResult,
+} from '../../payment-intents/index.js';
+import type { MerchantScope } from '../../../shared/scope.js';
+import { paidNetworkOfIntent } from './chain.repo.js';
 import { allocateWalletAmount } from '../sandbox-wallet.js';
 import type { ChainSource } from './chain-source.js';
 
@@ -37,11 +48,64 @@ export function railNetworkOf(source: ChainSource, tokens: Readonly<Record<Stabl
   return { address: source.address, tokens, chainId: askChainId };
 }
 
+/** The payout senders, as the rail sends refunds through them (the payouts module implements it). */
+export interface ChainRefundSender {
+  /** Whether the network has a payout sender. */
+  has(network: string): boolean;
+  isValidAddress(network: string, address: string): boolean;
+  /** Queues the send of a refund (once per refund); answers its reference (the send's id). */
+  queueRefund(send: {
+    refundId: string;
+    scope: MerchantScope;
+    network: string;
+    asset: string;
+    amount: string;
+    address: string;
+  }): Promise<string>;
+  /** Where a queued send is: pending, succeeded (the transaction hash) or failed. */
+  refundSendStatus(reference: string): Promise<ProviderRefund>;
+}
+
 export class ChainRail implements PaymentRail {
   readonly name = 'chain';
   readonly methods = ['external_wallet'] as const;
+  /** Present only with payout senders: without them a refund stays `requested` for a send by hand. */
+  readonly sendRefund?: (refund: RefundToSend) => Promise<ProviderRefund>;
+  readonly refundStatus?: (scope: MerchantScope, reference: string) => Promise<ProviderRefund>;
 
-  constructor(private readonly opts: { db: Db; clocks: MerchantClocks; networks: ReadonlyMap<WalletNetwork, ChainRailNetwork> }) {}
+  constructor(
+    private readonly opts: {
+      db: Db;
+      clocks: MerchantClocks;
+      networks: ReadonlyMap<WalletNetwork, ChainRailNetwork>;
+      refunds?: ChainRefundSender;
+    },
+  ) {
+    const sender = opts.refunds;
+    if (!sender) return;
+    this.sendRefund = async (refund) => {
+      const network = await paidNetworkOfIntent(opts.db, refund.intent.id);
+      if (!network || !sender.has(network)) {
+        throw new AppError(
+          'refund_rail_unavailable',
+          `No payout sender on ${network ?? 'the network of this payment'}; the refund is asked about again later.`,
+        );
+      }
+      if (!refund.returnAddress || !sender.isValidAddress(network, refund.returnAddress)) {
+        return { state: 'failed', reason: `The return address is not a valid ${network.toUpperCase()} address.` };
+      }
+      const reference = await sender.queueRefund({
+        refundId: refund.refundId,
+        scope: refund.scope,
+        network,
+        asset: refund.intent.settlement_currency,
+        amount: refund.amount.toFixed(),
+        address: refund.returnAddress,
+      });
+      return { state: 'pending', reference };
+    };
+    this.refundStatus = (_scope, reference) => sender.refundSendStatus(reference);
+  }
 
   /** The networks offered, in the checkout's order. */
   get networks(): WalletNetwork[] {

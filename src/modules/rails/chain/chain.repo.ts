@@ -172,3 +172,15 @@ export async function listTransfers(
   if (filter.state) q = q.where('state', '=', filter.state);
   return q.orderBy('first_seen_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** The network of the transfer that paid an intent (credited, or claimed by the operator). */
+export async function paidNetworkOfIntent(db: Q, intentId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .select('network')
+    .where('payment_intent_id', '=', intentId)
+    .where('outcome', 'in', ['credited', 'claimed'])
+    .orderBy('confirmed_at')
+    .executeTakeFirst();
+  return row?.network;
+}

@@ -1,5 +1,5 @@
 // A client of Safaricom's Daraja API (M-Pesa Express): the OAuth client-credentials token, the STK push and
-// the STK query, and strict parsing of the STK callback. Written from Daraja's public documentation; it knows
+// the STK query, and strict parsing of the STK callback; the reversal of a payment and its result. Written from Daraja's public documentation; it knows
 // nothing of the rest of Cowrie.
 import { Buffer } from 'node:buffer';
 import type { FailureCode } from '../../payment-intents/index.js';
@@ -171,6 +171,77 @@ export class DarajaClient {
     if (!Number.isInteger(code)) throw new DarajaError(status, 'malformed', `ResultCode ${String(json['ResultCode'])}`);
     return { state: 'final', resultCode: code, resultDesc: String(json['ResultDesc'] ?? '') };
   }
+
+  /**
+   * Reverses a payment (`CommandID` TransactionReversal): Daraja acknowledges at once and posts the result
+   * to `resultUrl` later (or to `queueTimeOutUrl` when the request timed out in its queue).
+   */
+  async reversal(req: ReversalRequest): Promise<{ conversationId: string; originatorConversationId: string }> {
+    const { status, json } = await this.authorized('/mpesa/reversal/v1/request', {
+      Initiator: req.initiator,
+      SecurityCredential: req.securityCredential,
+      CommandID: 'TransactionReversal',
+      TransactionID: req.transactionId,
+      Amount: req.amount,
+      ReceiverParty: this.opts.shortcode,
+      // Daraja's own spelling of the field.
+      RecieverIdentifierType: '11',
+      ResultURL: req.resultUrl,
+      QueueTimeOutURL: req.queueTimeOutUrl,
+      Remarks: req.remarks.slice(0, 100),
+      Occasion: req.occasion.slice(0, 100),
+    });
+    if (status !== 200 || json?.['ResponseCode'] !== '0' || typeof json['ConversationID'] !== 'string') throw errorOf(status, json);
+    return { conversationId: json['ConversationID'], originatorConversationId: String(json['OriginatorConversationID'] ?? '') };
+  }
+}
+
+export interface ReversalRequest {
+  initiator: string;
+  securityCredential: string;
+  /** The M-Pesa receipt of the payment reversed. */
+  transactionId: string;
+  /** Whole shillings: the amount of that payment. */
+  amount: number;
+  resultUrl: string;
+  queueTimeOutUrl: string;
+  remarks: string;
+  occasion: string;
+}
+
+/** A reversal's result, as Daraja posts it to ResultURL (or QueueTimeOutURL). */
+export interface ReversalResult {
+  /** 0 (or "0") succeeded; anything else failed. */
+  succeeded: boolean;
+  resultCode: string;
+  resultDesc: string;
+  conversationId: string;
+  /** The reversal's own M-Pesa transaction id, on success. */
+  transactionId: string | null;
+}
+
+/** Parses `{Result: {ResultCode, ResultDesc, ConversationID, TransactionID, ...}}` strictly; throws with the reason on anything else. */
+export function parseReversalResult(body: unknown): ReversalResult {
+  const result =
+    body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)['Result'] : undefined;
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) throw new Error('the body must be {"Result": {...}}');
+  const r = result as Record<string, unknown>;
+  const code = r['ResultCode'];
+  if ((typeof code !== 'number' || !Number.isInteger(code)) && (typeof code !== 'string' || !/^[A-Za-z0-9.]{1,20}$/.test(code)))
+    throw new Error('Result.ResultCode must be a code');
+  const conversationId = r['ConversationID'];
+  if (typeof conversationId !== 'string' || conversationId.length === 0 || conversationId.length > 100)
+    throw new Error('Result.ConversationID must be a string');
+  const tx = r['TransactionID'];
+  const succeeded = String(code) === '0';
+  if (succeeded && (typeof tx !== 'string' || !/^[A-Z0-9]{8,12}$/.test(tx))) throw new Error('a successful result needs a TransactionID');
+  return {
+    succeeded,
+    resultCode: String(code),
+    resultDesc: typeof r['ResultDesc'] === 'string' ? r['ResultDesc'].slice(0, 300) : '',
+    conversationId,
+    transactionId: succeeded ? (tx as string) : null,
+  };
 }
 
 function errorOf(status: number, json: Record<string, unknown> | null): DarajaError {

@@ -19,7 +19,9 @@ import {
   findIntent,
   isPayable,
   type PaymentRail,
+  type ProviderRefund,
   type RefundResult,
+  type RefundToSend,
   type StartPaymentRequest,
   type StartPaymentResult,
 } from '../../payment-intents/index.js';
@@ -27,6 +29,7 @@ import type { PaymentService } from '../../payments/index.js';
 import { resolveRailPayment, scopeOfRailPayment, type RailOutcome } from '../rail-outcomes.js';
 import * as repo from '../rail-payments.repo.js';
 import { DarajaError, outcomeOfResultCode, parseStkCallback, type StkCallback } from './daraja-client.js';
+import type { MpesaReversals } from './mpesa-reversals.js';
 
 /** What the rail needs of a Daraja client (src/modules/rails/mpesa/daraja-client.ts is one). */
 export interface DarajaApi {
@@ -48,6 +51,8 @@ export interface MpesaRailOptions {
   callbackOrigin: string;
   /** First question after this long without a callback; then doubling, up to five minutes. */
   queryAfterMs: number;
+  /** Reversals of refunds, when the initiator variables are set; without them refunds stay `requested`. */
+  reversals?: MpesaReversals;
   logger?: Logger;
 }
 
@@ -72,11 +77,24 @@ interface MpesaDetails {
 export class MpesaRail implements PaymentRail {
   readonly name = 'mpesa-daraja';
   readonly methods = ['mpesa'] as const;
+  /** Present only when the rail can send refunds (the initiator variables are set). */
+  readonly sendRefund?: (refund: RefundToSend) => Promise<ProviderRefund>;
+  readonly refundStatus?: (scope: MerchantScope, reference: string) => Promise<ProviderRefund>;
 
   constructor(
     private readonly payments: PaymentService,
     private readonly opts: MpesaRailOptions,
-  ) {}
+  ) {
+    const reversals = opts.reversals;
+    if (reversals) {
+      this.sendRefund = (refund) => reversals.send(refund);
+      this.refundStatus = (_scope, reference) => reversals.status(reference);
+    }
+  }
+
+  get reversals(): MpesaReversals | null {
+    return this.opts.reversals ?? null;
+  }
 
   private now(): number {
     return this.opts.clocks.base.nowMs();
@@ -208,7 +226,10 @@ export class MpesaRail implements PaymentRail {
     }
   }
 
-  /** Refunds of live M-Pesa payments wait for the operator's review (a reversal made by hand). */
+  /**
+   * Refunds of live M-Pesa payments wait for the operator's approval, which sends a Daraja reversal
+   * (mpesa-reversals.ts), or, without the initiator variables, for a reversal made by hand and reviewed.
+   */
   async refund(): Promise<RefundResult> {
     return { state: 'requested' };
   }

@@ -1,5 +1,6 @@
-// Daraja's callback: `POST /rails/mpesa/callback/<token>`, at the origin of every listener, no key (the
-// unguessable token is the credential), answered as Daraja expects.
+// Daraja's callbacks: `POST /rails/mpesa/callback/<token>` (STK push) and `POST
+// /rails/mpesa/reversal/<token>/result|timeout` (a refund's reversal), at the origin of every listener, no key
+// (the unguessable token is the credential), answered as Daraja expects.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MpesaRail } from './mpesa-rail.js';
@@ -14,6 +15,24 @@ export const mpesaCallbackRoutes: FastifyPluginAsyncTypebox<{ rail: MpesaRail | 
     async (request, reply) => {
       if (!rail) return reply.code(404).send({ ResultCode: 1, ResultDesc: 'M-Pesa is not configured' });
       const answer = await rail.handleCallback(request.params.token, request.body);
+      return reply.code(answer.status).send(answer.body);
+    },
+  );
+  app.post(
+    '/rails/mpesa/reversal/:token/:kind',
+    {
+      config: { access: 'public' },
+      schema: {
+        hide: true,
+        params: Type.Object({ token: Type.String({ maxLength: 200 }), kind: Type.String({ maxLength: 20 }) }),
+      },
+    },
+    async (request, reply) => {
+      const { token, kind } = request.params;
+      const reversals = rail?.reversals;
+      if (!reversals || (kind !== 'result' && kind !== 'timeout'))
+        return reply.code(404).send({ ResultCode: 1, ResultDesc: 'Unknown callback' });
+      const answer = await reversals.handleResult(token, kind, request.body);
       return reply.code(answer.status).send(answer.body);
     },
   );

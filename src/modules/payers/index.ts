@@ -1,0 +1,11 @@
+export {
+  PayerAuth,
+  WALLET_COOKIE,
+  checkNewPin,
+  checkNewPassword,
+  type PayerIdentity,
+  type PayerSession,
+  type PinCheck,
+} from './payer-auth.service.js';
+export { PayerAccounts, lockPayer, movementView, payerView, requirePayerAsset } from './payers.service.js';
+export { BalanceRail } from './balance-rail.js';

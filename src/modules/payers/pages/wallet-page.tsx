@@ -1,0 +1,165 @@
+// The wallet itself: the balance of each asset, every credit and debit (newest first; the table scrolls on
+// a phone), and two-step sign-in (set up with a QR code and the key, confirmed with a code, turned off with
+// the password).
+import type { Decimal } from '../../../shared/money.js';
+import { formatAmount } from '../../../shared/money.js';
+import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
+import type { PayerSession } from '../payer-auth.service.js';
+import { CsrfField, walletPage, type WalletContext } from './layout.js';
+
+const KIND_WORDS: Record<string, string> = {
+  top_up: 'Top-up',
+  payment: 'Payment',
+  refund: 'Refund',
+  adjustment: 'Adjustment by the operator',
+  withdrawal: 'Withdrawal',
+  withdrawal_reversal: 'Withdrawal returned',
+};
+
+export interface WalletMovement {
+  id: string;
+  kind: string;
+  asset: PayerAsset;
+  amount: Decimal;
+  payment_intent: string | null;
+  reason: string | null;
+  created_at: number;
+}
+
+export interface WalletPageOptions {
+  balances: Record<PayerAsset, Decimal>;
+  movements: WalletMovement[];
+  notice?: string;
+  error?: string;
+  totpSetup?: { secret: string; qr: string };
+  /** Shown once, just after two-step sign-in was turned on. */
+  recoveryCodes?: string[];
+}
+
+const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+
+function Movements({ movements }: { movements: WalletMovement[] }) {
+  if (movements.length === 0) return <p>No movements yet.</p>;
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Movements">
+      <table>
+        <caption>Every credit and debit, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">What</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {movements.map((m) => (
+            <tr>
+              <td>{when(m.created_at)}</td>
+              <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
+              <td>{`${m.amount.isNegative() ? '' : '+'}${formatAmount(m.amount, m.asset)} ${m.asset}`}</td>
+              <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RecoveryCodes({ codes }: { codes: string[] | undefined }) {
+  if (!codes) return null;
+  return (
+    <>
+      <p>Keep these recovery codes somewhere safe: each signs you in once instead of a code from the app. They are shown only now.</p>
+      <ul id="recovery-codes">
+        {codes.map((c) => (
+          <li>
+            <code>{c}</code>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function TwoStep({ session, opts }: { session: PayerSession; opts: WalletPageOptions }) {
+  const setup = opts.totpSetup;
+  const body = session.payer.totp ? (
+    <>
+      <p>
+        Two-step sign-in is <strong>on</strong>.
+      </p>
+      <RecoveryCodes codes={opts.recoveryCodes} />
+      <form method="post" action="/wallet/totp/disable">
+        <CsrfField token={session.csrf} />
+        <label for="totp-off-password">Password</label>
+        <input id="totp-off-password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Turn off two-step sign-in</button>
+      </form>
+    </>
+  ) : setup ? (
+    <>
+      <p>Scan this code with an authenticator app, or type the key, then enter the 6-digit code it shows.</p>
+      <img src={setup.qr} alt="QR code of your two-step sign-in key" width={180} height={180} />
+      <p>
+        Key: <code id="totp-secret">{setup.secret}</code>
+      </p>
+      <form method="post" action="/wallet/totp/confirm">
+        <CsrfField token={session.csrf} />
+        <label for="totp-code">Code from the app</label>
+        <input id="totp-code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
+        <button type="submit">Turn on two-step sign-in</button>
+      </form>
+    </>
+  ) : (
+    <>
+      <p>Two-step sign-in is off.</p>
+      <form method="post" action="/wallet/totp/start">
+        <CsrfField token={session.csrf} />
+        <button type="submit">Set up two-step sign-in</button>
+      </form>
+    </>
+  );
+  return (
+    <section class="card" aria-labelledby="h-totp">
+      <h2 id="h-totp">Two-step sign-in</h2>
+      {body}
+    </section>
+  );
+}
+
+export function walletHomePage(ctx: WalletContext & { session: PayerSession }, opts: WalletPageOptions): string {
+  return walletPage(
+    ctx,
+    'Your wallet',
+    <>
+      {opts.notice ? (
+        <p class="notice" role="status">
+          {opts.notice}
+        </p>
+      ) : null}
+      {opts.error ? (
+        <p class="error" role="alert">
+          {opts.error}
+        </p>
+      ) : null}
+      <section class="card" aria-labelledby="h-balances">
+        <h2 id="h-balances">Balances</h2>
+        <ul class="balances" role="list">
+          {PAYER_ASSETS.map((a) => (
+            <li>
+              <span class="label">{a}</span> <strong id={`balance-${a}`}>{formatAmount(opts.balances[a], a)}</strong>
+            </li>
+          ))}
+        </ul>
+        <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p>
+      </section>
+      <section class="card" aria-labelledby="h-movements">
+        <h2 id="h-movements">Movements</h2>
+        <Movements movements={opts.movements} />
+      </section>
+      <TwoStep session={ctx.session} opts={opts} />
+    </>,
+  );
+}
