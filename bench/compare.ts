@@ -3,7 +3,7 @@
 // link to this checkout's, `npm run build` there). The builds are interleaved round by round (the machine's
 // speed moves by tens of percent within minutes, so only interleaved rounds compare), each round a fresh
 // database per build, SQLite and PostgreSQL; it prints each round and the medians, with the server's CPU
-// per request. BENCH_ROUNDS (default 3), BENCH_SECONDS (8), BENCH_CONNECTIONS (32) and BENCH_ENGINES
+// per request and how busy its main thread (the event loop) was. BENCH_ROUNDS (default 3), BENCH_SECONDS (8), BENCH_CONNECTIONS (32) and BENCH_ENGINES
 // (`sqlite,postgres`) change the run.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +19,14 @@ const BODY = JSON.stringify({ amount: '1500.00', currency: 'KES', description: '
 interface Round {
   rps: number;
   cpuUs: number;
+  /** The share of the wall time the server's main thread (the event loop) was on a CPU. */
+  mainBusy: number;
 }
 
-function cpuTicks(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** utime + stime in clock ticks of a process (all its threads), or of its main thread with `mainOnly`. */
+function cpuTicks(pid: number, mainOnly = false): number {
+  const path = mainOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
@@ -48,10 +52,13 @@ async function oneRound(build: string, databaseUrl: string, port: number): Promi
     };
     await autocannon({ ...opts, duration: 3 });
     const before = cpuTicks(child.pid!);
+    const mainBefore = cpuTicks(child.pid!, true);
+    const started = performance.now();
     const r = await autocannon({ ...opts, duration: SECONDS });
     const cpuUs = ((cpuTicks(child.pid!) - before) * 10_000) / r.requests.total;
+    const mainBusy = ((cpuTicks(child.pid!, true) - mainBefore) * 10) / (performance.now() - started);
     if (r.non2xx + r.errors > 0) throw new Error(`${build}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
-    return { rps: r.requests.average, cpuUs };
+    return { rps: r.requests.average, cpuUs, mainBusy };
   } finally {
     await stop(child);
   }
@@ -83,14 +90,16 @@ async function main(): Promise<void> {
         }
         if (!r) continue;
         results.get(build)!.push(r);
-        process.stdout.write(`${engine} round ${round} ${build}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(0)} us CPU/request\n`);
+        process.stdout.write(
+          `${engine} round ${round} ${build}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs.toFixed(0)} us CPU/request, main thread busy ${(r.mainBusy * 100).toFixed(0)} %\n`,
+        );
       }
     }
     for (const build of builds) {
       const rs = results.get(build)!;
       if (rs.length === 0) continue;
       process.stdout.write(
-        `${engine} median ${build}: ${median(rs.map((r) => r.rps)).toFixed(0)} req/s, ${median(rs.map((r) => r.cpuUs)).toFixed(0)} us CPU/request\n`,
+        `${engine} median ${build}: ${median(rs.map((r) => r.rps)).toFixed(0)} req/s, ${median(rs.map((r) => r.cpuUs)).toFixed(0)} us CPU/request, main thread busy ${(median(rs.map((r) => r.mainBusy)) * 100).toFixed(0)} %\n`,
       );
     }
   }

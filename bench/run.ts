@@ -1,13 +1,13 @@
-// npm run bench: create-intent throughput and latency on SQLite and PostgreSQL beside a bare Fastify
-// endpoint measured in the same run, and a plain insert loop over `pg` as PostgreSQL's yardstick.
-// Each server runs in its own process (built from dist/); the load generator runs here.
+// npm run bench: create-intent throughput, latency and server CPU per request on SQLite and PostgreSQL,
+// side by side in one run with a bare Fastify endpoint and, on each engine, the minimal durable write of
+// the same work (bench/minimal-write.ts: auth, validation, intent and event in one group-committed
+// transaction), alternating round by round with Cowrie (BENCH_ROUNDS, default 1). Each server runs in its
+// own process (Cowrie built from dist/); the load generator runs here.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { randomBase62 } from '../src/shared/ids.js';
 import { SERVER, startProcess, stop, withPgDatabase } from './lib.js';
 
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32);
@@ -22,8 +22,6 @@ interface Figures {
   errors: number;
   /** Server CPU (all threads) per request, in microseconds, when measured. */
   cpuUs?: number;
-  /** Latency at a fixed offered rate (below saturation), when measured. */
-  atRate?: { rate: number; achieved: number; p50: number; p99: number; errors: number };
 }
 
 /** utime + stime of a process, in clock ticks (Linux). */
@@ -56,32 +54,9 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors, cpuUs };
 }
 
-/**
- * Latency below saturation: the same requests offered at a fixed rate over the same connections. In the
- * saturated run every connection always has a request waiting, so its latency is connections / throughput
- * (Little's law) whatever the server does; this run shows the latency of a server that keeps up.
- */
-async function latencyAtRate(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  rate: number,
-): Promise<NonNullable<Figures['atRate']>> {
-  const r = await autocannon({
-    url,
-    method: 'POST',
-    headers,
-    body,
-    connections: CONNECTIONS,
-    overallRate: Math.max(1, Math.round(rate)),
-    duration: DURATION,
-  });
-  return { rate, achieved: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
-}
-
 const INTENT_BODY = JSON.stringify({ amount: '1500.00', currency: 'KES', description: 'Bench order', merchant_reference: 'bench-1' });
 
-async function benchCowrie(name: string, databaseUrl: string, port: number, targetRate: number): Promise<Figures> {
+async function benchCowrie(name: string, databaseUrl: string, port: number): Promise<Figures> {
   const env = {
     COWRIE_DATABASE_URL: databaseUrl,
     COWRIE_HOST: '127.0.0.1',
@@ -100,45 +75,26 @@ async function benchCowrie(name: string, databaseUrl: string, port: number, targ
     if (!key) throw new Error(`no demo key in output:\n${output()}`);
     const url = `http://127.0.0.1:${port + 1}/v1/payment-intents`;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const saturated = await load(name, url, headers, INTENT_BODY, child.pid);
-    return { ...saturated, atRate: await latencyAtRate(url, headers, INTENT_BODY, targetRate) };
+    return await load(name, url, headers, INTENT_BODY, child.pid);
   } finally {
     await stop(child);
   }
 }
 
-/** The PostgreSQL yardstick: 32 concurrent clients inserting payment-intent-sized rows in a loop. */
-async function plainInsertLoop(url: string): Promise<Figures> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  await pool.query(`CREATE TABLE plain_intents (id text primary key, merchant_id text not null, environment text not null,
-    status text not null, amount text not null, currency text not null, payload text not null, created_at bigint not null)`);
-  const payload = JSON.stringify({ description: 'Bench order', metadata: {}, methods: ['mpesa', 'card'] });
-  let count = 0;
-  const latencies: number[] = [];
-  const deadline = Date.now() + DURATION * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < deadline) {
-        const t = performance.now();
-        await pool.query('INSERT INTO plain_intents VALUES ($1,$2,$3,$4,$5,$6,$7,$8)', [
-          `pi_${randomBase62(24)}`,
-          'mer_x',
-          'test',
-          'awaiting_payment',
-          '1500.00',
-          'KES',
-          payload,
-          Date.now(),
-        ]);
-        latencies.push(performance.now() - t);
-        count++;
-      }
-    }),
+/** The minimal durable write (bench/minimal-write.ts) on `databaseUrl`, loaded as Cowrie is. */
+async function benchMinimal(name: string, databaseUrl: string, port: number): Promise<Figures> {
+  const proc = await startProcess(
+    ['--import', 'tsx', 'bench/minimal-write.ts'],
+    { BENCH_DATABASE_URL: databaseUrl, PORT: String(port) },
+    (out) => /listening \d+ key \w+/.test(out),
   );
-  await pool.end();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  return { name: 'pg plain INSERT loop', rps: count / DURATION, p50: pct(50), p99: pct(99), errors: 0 };
+  try {
+    const key = /key (\w+)/.exec(proc.output())![1]!;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    return await load(name, `http://127.0.0.1:${port}/v1/payment-intents`, headers, INTENT_BODY, proc.child.pid);
+  } finally {
+    await stop(proc.child);
+  }
 }
 
 function show(rows: Figures[]): void {
@@ -146,17 +102,51 @@ function show(rows: Figures[]): void {
     `${f.name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${f.p50.toFixed(2).padStart(7)} ms   p99 ${f.p99.toFixed(2).padStart(7)} ms   errors ${f.errors}` +
     (f.cpuUs === undefined ? '' : `   server CPU ${f.cpuUs.toFixed(0)} us/request`);
   for (const r of rows) process.stdout.write(`${line(r)}\n`);
-  for (const r of rows) {
-    if (!r.atRate) continue;
-    const a = r.atRate;
-    process.stdout.write(
-      `${`${r.name} at ${a.rate.toFixed(0)} req/s offered`.padEnd(58)} achieved ${a.achieved.toFixed(0).padStart(6)} req/s   p50 ${a.p50.toFixed(2).padStart(7)} ms   p99 ${a.p99.toFixed(2).padStart(7)} ms   errors ${a.errors}\n`,
-    );
+}
+
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 1);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The median of each figure over rounds of one server. */
+function medianOf(rounds: Figures[]): Figures {
+  const cpu = rounds.map((r) => r.cpuUs).filter((c): c is number => c !== undefined);
+  return {
+    name: rounds[0]!.name,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    ...(cpu.length > 0 ? { cpuUs: median(cpu) } : {}),
+  };
+}
+
+/** Minimal write and Cowrie on one engine, alternating round by round (the machine's speed drifts). */
+async function engineSideBySide(engine: 'SQLite' | 'PostgreSQL', port: number): Promise<[Figures, Figures] | null> {
+  const minimal: Figures[] = [];
+  const cowrie: Figures[] = [];
+  const fresh = async <T>(fn: (url: string) => Promise<T>): Promise<T | null> => {
+    if (engine === 'PostgreSQL') return withPgDatabase(fn);
+    const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-'));
+    try {
+      return await fn(`sqlite:${join(dir, 'bench.db')}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const m = await fresh((url) => benchMinimal(`minimal durable write (${engine})`, url, port + 5));
+    const c = await fresh((url) => benchCowrie(`cowrie create intent (${engine})`, url, port));
+    if (!m || !c) return null;
+    minimal.push(m);
+    cowrie.push(c);
   }
+  return [medianOf(minimal), medianOf(cowrie)];
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`Create-intent benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}\n\n`);
+  process.stdout.write(
+    `Create-intent benchmark: ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} round(s), node ${process.version}\n\n`,
+  );
   const bareProc = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], { PORT: '4290' }, (out) => /listening/.test(out));
   let bare: Figures;
   try {
@@ -170,28 +160,23 @@ async function main(): Promise<void> {
   } finally {
     await stop(bareProc.child);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'cowrie-bench-'));
-  let sqlite: Figures;
-  try {
-    // Latency is also measured at the throughput the target asks for: half of the bare endpoint's.
-    sqlite = await benchCowrie('cowrie create intent (SQLite)', `sqlite:${join(dir, 'bench.db')}`, 4300, bare.rps / 2);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const pgFigures = await withPgDatabase(async (url) => {
-    const plain = await plainInsertLoop(url);
-    return [await benchCowrie('cowrie create intent (PostgreSQL)', url, 4310, plain.rps * 0.6), plain] as const;
-  });
-  show(pgFigures ? [bare, sqlite, ...pgFigures] : [bare, sqlite]);
+  const sqlite = await engineSideBySide('SQLite', 4300);
+  const postgres = await engineSideBySide('PostgreSQL', 4310);
+  show([bare, ...(sqlite ?? []), ...(postgres ?? [])]);
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
-  const sqliteAtRate = sqlite.atRate!;
+  process.stdout.write('\n');
+  for (const [engine, pair] of [['SQLite', sqlite] as const, ['PostgreSQL', postgres] as const]) {
+    if (!pair) continue;
+    const [minimal, cowrie] = pair;
+    const ratio = cowrie.rps / minimal.rps;
+    process.stdout.write(
+      `${`${engine}: Cowrie / minimal durable write`.padEnd(42)} ${ratio.toFixed(2)} (target >= 0.80: ${met(ratio >= 0.8)}); ` +
+        `CPU ${cowrie.cpuUs?.toFixed(0)} against ${minimal.cpuUs?.toFixed(0)} us/request; ` +
+        `Cowrie p99 ${cowrie.p99.toFixed(1)} ms at ${CONNECTIONS} connections (target <= 10 ms: ${met(cowrie.p99 <= 10)})\n`,
+    );
+  }
   process.stdout.write(
-    `\nSQLite / bare Fastify throughput:        ${(sqlite.rps / bare.rps).toFixed(2)}  (target >= 0.50: ${met(sqlite.rps >= bare.rps / 2)})\n` +
-      `SQLite p99 at 32 connections:            ${sqlite.p99.toFixed(1)} ms saturated, ${sqliteAtRate.p99.toFixed(1)} ms at ${sqliteAtRate.rate.toFixed(0)} req/s offered (target < 5 ms: ${met(sqliteAtRate.p99 < 5 && sqliteAtRate.achieved >= sqliteAtRate.rate * 0.95)})\n` +
-      `(bare Fastify's own p99 saturated: ${bare.p99.toFixed(1)} ms)\n` +
-      (pgFigures
-        ? `PostgreSQL / plain pg insert throughput:  ${(pgFigures[0].rps / pgFigures[1].rps).toFixed(2)}  (target >= 0.60: ${met(pgFigures[0].rps >= pgFigures[1].rps * 0.6)})\n`
-        : ''),
+    `(bare Fastify: ${bare.rps.toFixed(0)} req/s, p99 ${bare.p99.toFixed(1)} ms, ${bare.cpuUs?.toFixed(0)} us CPU/request)\n`,
   );
 }
 

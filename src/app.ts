@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { Services } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerRequestContext } from './http/context.js';
+import { RequestLog } from './http/request-log.js';
 import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { registerForms } from './http/forms.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
     // The request id reaches every log line through the logger's mixin (shared/log-context.ts), so a
     // request's lines need no child logger of their own.
     childLoggerFactory: (logger) => logger,
+    logController: new RequestLog(),
     bodyLimit: BODY_LIMIT,
 
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,

@@ -17,6 +17,7 @@ import { Lease } from './db/leases.js';
 import { startChainWatchers } from './jobs/chain-watchers.js';
 import { ratesLeaseMs, startRatesRefresh } from './jobs/rates-refresh.js';
 import { logMixin } from './shared/log-context.js';
+import { requestLogSerializers } from './http/request-log.js';
 import { setMetricsEnabled, setPoolSource, setQueueDepthSource, setRateAgeSource } from './shared/metrics.js';
 import { answerClusterMetrics, processMetrics, startMetricsServer } from './http/metrics-server.js';
 import { checkEndpointSecrets, countPendingDeliveries } from './modules/webhooks/index.js';
@@ -49,7 +50,12 @@ export interface Running {
 
 /** JSON lines with the process's role and pid on every line, and the request id on a request's lines. */
 export function createLogger(config: Config, role: Role = config.role): Logger {
-  return pino({ level: config.logLevel, base: { pid: process.pid, hostname: hostname(), role }, mixin: logMixin });
+  return pino({
+    level: config.logLevel,
+    base: { pid: process.pid, hostname: hostname(), role },
+    mixin: logMixin,
+    serializers: requestLogSerializers,
+  });
 }
 
 export async function startCowrie(

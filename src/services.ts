@@ -70,8 +70,12 @@ export async function buildServices(
   // The registry is filled below, once the rails are built (they apply outcomes through the payments
   // service); intents ask it which methods can be offered.
   const rails = new RailRegistry();
-  // New intents are group-committed: one per process, at most two groups committing at once.
-  const creations = new GroupCommit(db, creationBatch, { maxGroupSize: 100, maxRunning: 2 });
+  // New intents are group-committed, one group commit per process. While groups commit the next one fills
+  // and the event loop keeps serving. SQLite's one writing thread runs one group while the next waits in
+  // its queue, so two at once keep it busy; on PostgreSQL each group holds a pooled connection for its
+  // round trips, so up to half the pool commits at once (the rest serve reads and the workers).
+  const groupsAtOnce = database.engine === 'postgres' ? Math.max(2, Math.floor(config.dbPoolSize / 2)) : 2;
+  const creations = new GroupCommit(db, creationBatch, { maxGroupSize: 100, maxRunning: groupsAtOnce });
   const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers, creations });
   const links = new LinkService({
     db,

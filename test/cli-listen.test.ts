@@ -179,7 +179,7 @@ describe(`cowrie listen and cowrie trigger (${ENGINE})`, () => {
           server
             .stdout()
             .split('\n')
-            .filter((l) => l.includes('"incoming request"') && l.includes(`/v1/events?after=${lastPaid}`)).length,
+            .filter((l) => l.includes('"request completed"') && l.includes(`/v1/events?after=${lastPaid}`)).length,
         (n) => n >= 1,
       );
       expect(filtered.received).toHaveLength(2);

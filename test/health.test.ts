@@ -77,7 +77,12 @@ describe(`health and logs (${ENGINE})`, () => {
     expect(r.status).toBe(201);
     const id = r.json.request_id as string;
     const mine = s.logs.filter((l) => l['request_id'] === id);
-    expect(mine.map((l) => l['msg'])).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    // One line at info per request, written when it is answered: method, URL, status and time.
+    const completed = mine.filter((l) => l['req'] !== undefined || l['res'] !== undefined);
+    expect(completed.map((l) => l['msg'])).toEqual(['request completed']);
+    expect(completed[0]!['req']).toEqual({ method: 'POST', url: '/v1/customers' });
+    expect(completed[0]!['res']).toEqual({ statusCode: 201 });
+    expect(typeof completed[0]!['responseTime']).toBe('number');
     // Fastify's lines of every request carry the id of that request
     for (const l of s.logs.filter((x) => x['req'] !== undefined || x['res'] !== undefined)) expect(l['request_id']).toMatch(/^req_/);
     for (const l of s.logs) {

@@ -15,6 +15,8 @@ const ENV = {
   COWRIE_WEBHOOK_TIMEOUT_MS: '10000',
   COWRIE_WEBHOOK_LEASE_MS: '20000',
   COWRIE_SHUTDOWN_TIMEOUT_MS: '4000',
+  // The arrival of a request is a debug line ('incoming request'): the test waits for it.
+  COWRIE_LOG_LEVEL: 'debug',
 };
 
 describe(`graceful shutdown (${ENGINE})`, () => {

@@ -168,3 +168,26 @@ export function jsonTextField(engine: Engine, column: string, field: string): Ra
     ? sql<string | null>`(${sql.ref(column)}::jsonb ->> ${sql.lit(field)})`
     : sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${field}`)})`;
 }
+
+/**
+ * PostgreSQL only: each of `first` (INSERTs, with RETURNING when read) as the CTE of its name, in order,
+ * then `insert` (which may select from them) NOTIFYing `channel` when it wrote any row, all one statement
+ * answering as insertNotifying's does. Every CTE of one statement sees the same snapshot, so `insert` reads
+ * the rows `first` wrote from their CTEs, not from their tables.
+ */
+export function insertNotifyingAfter(
+  db: Kysely<DB> | Transaction<DB>,
+  first: ReadonlyArray<{ name: string; insert: InsertQueryBuilder<DB, keyof DB, unknown> }>,
+  insert: InsertQueryBuilder<DB, keyof DB, unknown>,
+  channel: string,
+): Compilable<unknown> {
+  if (engineOf(db) !== 'postgres') throw new Error('insertNotifyingAfter is for PostgreSQL');
+  const ctes = sql.join(first.map((f) => sql`${sql.id(f.name)} as (${f.insert})`));
+  return {
+    compile: () =>
+      sql`with ${ctes},
+    written as (${insert.returning(sql.lit(1).as('w'))}),
+    signal as (select pg_notify(${channel}, '') where exists (select 1 from written))
+    select (select count(*) from written) as written, (select count(*) from signal) as signalled`.compile(db),
+  };
+}

@@ -26,6 +26,7 @@ import * as m0020 from './migrations/0020-webhook-deliveries-pending-by-endpoint
 import * as m0021 from './migrations/0021-payouts.js';
 import * as m0022 from './migrations/0022-mpesa-reversals.js';
 import * as m0023 from './migrations/0023-console-shop-owner.js';
+import * as m0024 from './migrations/0024-write-path-indexes.js';
 import * as m0025 from './migrations/0025-payers.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
@@ -59,6 +60,7 @@ const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0021-payouts': m0021,
   '0022-mpesa-reversals': m0022,
   '0023-console-shop-owner': m0023,
+  '0024-write-path-indexes': m0024,
   '0025-payers': m0025,
 });
 

@@ -72,10 +72,15 @@ export async function runInTransaction(tx: Tx, batch: WriteBatch): Promise<Query
  * thrown. Its hooks run after commit. Answers the statements' results.
  */
 export async function runAtomic(db: Db, batch: WriteBatch): Promise<QueryResult<unknown>[]> {
-  const results =
-    engineOf(db) === 'postgres'
-      ? await db.transaction().execute((tx) => inOrder(tx, batch.statements))
-      : await db.getExecutor().provideConnection((connection) => (connection as WorkerConnection).executeAtomic(batch.statements));
+  let results: QueryResult<unknown>[];
+  if (engineOf(db) !== 'postgres') {
+    results = await db.getExecutor().provideConnection((connection) => (connection as WorkerConnection).executeAtomic(batch.statements));
+  } else if (batch.statements.length === 1) {
+    // One statement is atomic by itself: no BEGIN and COMMIT round trips around it.
+    results = [await db.executeQuery(batch.statements[0]!)];
+  } else {
+    results = await db.transaction().execute((tx) => inOrder(tx, batch.statements));
+  }
   batch.committed(results);
   return results;
 }

@@ -78,3 +78,12 @@ export interface ResponseMeta {
 export function withResponseMeta<T extends object>(request: FastifyRequest, body: T): T & ResponseMeta {
   return { ...body, request_id: request.id, environment: request.environment, livemode: request.environment === 'live' };
 }
+
+/**
+ * withResponseMeta for a body already written as JSON text (an object's text, `{...}`): the same fields,
+ * appended to the text, sent as it is (Fastify's serializer leaves a string alone).
+ */
+export function withResponseMetaText(request: FastifyRequest, json: string): string {
+  // A request id is `req_` and base62, an environment `live` or `test`: neither needs escaping.
+  return `${json.slice(0, -1)},"request_id":"${request.id}","environment":"${request.environment}"}`;
+}

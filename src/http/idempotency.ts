@@ -41,7 +41,8 @@ declare module 'fastify' {
 /**
  * What a route that writes a record hands its service, so that the response is saved in the record's own
  * transaction; undefined when the request carries no Idempotency-Key. `render` makes the body from the
- * service's result exactly as the route then answers it (the route's serializer writes both).
+ * service's result exactly as the route then answers it (the route's serializer writes both, unless `render`
+ * answers JSON text, which is saved and sent as it is).
  */
 export function idempotentResponse<T>(
   request: FastifyRequest,
@@ -54,7 +55,9 @@ export function idempotentResponse<T>(
   if (!idem) return undefined;
   const response = (result: T): { body: string; stored: repo.SavedResponse } => {
     reply.code(status);
-    const body = String(reply.serialize(render(result)));
+    const rendered = render(result);
+    // A body the route already wrote as JSON text is saved as it is answered.
+    const body = typeof rendered === 'string' ? rendered : String(reply.serialize(rendered));
     // A response that shows a secret once is kept sealed, as the secret itself is.
     const stored = opts.carriesSecret && idem.box ? `${SEALED}${idem.box.seal(body, sealContext(idem))}` : body;
     return {

@@ -1,18 +1,13 @@
 // Per-key request budgets through rate-limiter-flexible. Each key has a bucket of N tokens (100 live,
 // 25 sandbox by default) refilled every second. With PostgreSQL the buckets live in the database, so the
-// limit holds across every server process sharing it; with SQLite (one process) they live in memory.
+// limit holds across every server process sharing it (each process leasing tokens from it ahead of need:
+// rate-limit-leases.ts); with SQLite (one process) they live in memory.
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { batcher } from '../db/batcher.js';
 import type { Environment } from '../shared/scope.js';
+import { leasedLimiter, type RateDecision } from './rate-limit-leases.js';
 
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the bucket refills. */
-  resetSeconds: number;
-}
+export type { RateDecision } from './rate-limit-leases.js';
 
 export interface RateLimiter {
   consume(environment: Environment, keyId: string): Promise<RateDecision>;
@@ -49,12 +44,7 @@ function decisionsOf(limit: number, res: RateLimiterRes, count: number): RateDec
 }
 
 async function consumeMany(limiter: RateLimiterAbstract, limit: number, keyId: string, count: number): Promise<RateDecision[]> {
-  try {
-    return decisionsOf(limit, await limiter.consume(keyId, count), count);
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return decisionsOf(limit, rejection, count);
-    throw rejection;
-  }
+  return decisionsOf(limit, await consumePoints(limiter, keyId, count), count);
 }
 
 export async function createRateLimiter(limits: { live: number; test: number }, pool: pg.Pool | null): Promise<RateLimiter> {
@@ -69,33 +59,27 @@ export async function createRateLimiter(limits: { live: number; test: number }, 
       consume: async (environment, keyId) => (await consumeMany(byEnv[environment], limits[environment], keyId, 1))[0]!,
     };
   }
-  // In the database every consume is a round trip: the requests of one key that arrive together are
-  // consumed by one statement.
-  const consume = batcher<{ environment: Environment; keyId: string }, RateDecision>(
-    async (calls) => {
-      const byKey = new Map<string, { environment: Environment; keyId: string; at: number[] }>();
-      calls.forEach((c, i) => {
-        const id = `${c.environment}:${c.keyId}`;
-        const group = byKey.get(id) ?? { environment: c.environment, keyId: c.keyId, at: [] };
-        group.at.push(i);
-        byKey.set(id, group);
-      });
-      const out = new Array<RateDecision | Error>(calls.length);
-      await Promise.all(
-        [...byKey.values()].map(async (g) => {
-          try {
-            const decisions = await consumeMany(byEnv[g.environment], limits[g.environment], g.keyId, g.at.length);
-            g.at.forEach((index, n) => (out[index] = decisions[n]!));
-          } catch (err) {
-            for (const index of g.at) out[index] = err as Error;
-          }
-        }),
-      );
-      return out;
+  // In the database every consume is a round trip: each process leases tokens ahead of need and spends
+  // them locally (rate-limit-leases.ts says how, and what it bounds).
+  const consume = leasedLimiter(
+    (key) => limits[key.startsWith('live:') ? 'live' : 'test'],
+    async (key, points) => {
+      const environment: Environment = key.startsWith('live:') ? 'live' : 'test';
+      const res = await consumePoints(byEnv[environment], key.slice(environment.length + 1), points);
+      return { consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext };
     },
-    { maxBatchSize: 1000 },
   );
-  return { consume: (environment, keyId) => consume({ environment, keyId }) };
+  return { consume: (environment, keyId) => consume(`${environment}:${keyId}`) };
+}
+
+/** A consume of `points`, answering the store's count whether or not it went over the limit. */
+async function consumePoints(limiter: RateLimiterAbstract, key: string, points: number): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key, points);
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return rejection;
+    throw rejection;
+  }
 }
 
 /** A budget of `points` per `durationS` seconds per key (the console's logins per client address). */

@@ -17,6 +17,7 @@ import { randomBase62 } from '../../src/shared/ids.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { LiveStandInRail } from './live-rail.js';
 import { TEST_SERVER_ENV } from './test-env.js';
+import { requestLogSerializers } from '../../src/http/request-log.js';
 import { logMixin } from '../../src/shared/log-context.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -124,7 +125,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino(
     // As the server's own logger (src/main.ts createLogger): role and pid on every line, the request id by the mixin.
-    { level: config.logLevel, base: { pid: process.pid, role: config.role }, mixin: logMixin },
+    { level: config.logLevel, base: { pid: process.pid, role: config.role }, mixin: logMixin, serializers: requestLogSerializers },
     new Writable({
       write(chunk, _enc, cb) {
         for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));

@@ -5,27 +5,34 @@ import { WriteBatch, runInTransaction, type Db, type Tx } from '../../db/transac
 import { API_VERSION } from '../../shared/api-version.js';
 import { isoTime } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { serializeJson } from '../../shared/raw-json.js';
+import { serializeJson, type RawJson } from '../../shared/raw-json.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import type { EventPayload, EventType } from './event.schema.js';
-import { enqueueDeliveriesStatement } from '../webhooks/index.js';
+import { addEventsWithDeliveries, type LeadingInsert } from '../webhooks/index.js';
 import * as repo from './events.repo.js';
 
 export interface RecordEventInput {
   merchantId: string;
   environment: MerchantScope['environment'];
   type: EventType;
-  data: Record<string, unknown>;
+  /** The event's object; a RawJson when the caller already has its JSON text (it is spliced in, not written again). */
+  data: Record<string, unknown> | RawJson;
   paymentIntentId?: string | null;
   /** Milliseconds; the merchant's clock (sandbox time for sandbox events). */
   at: number;
 }
 
 /**
- * The writes that record these events and their webhook deliveries, added to `batch` (one statement per
- * table): for a caller that writes them with other statements of its own in one batch.
+ * The writes that record these events and their webhook deliveries, added to `batch`: for a caller that
+ * writes them with other statements of its own in one batch. `before`, an INSERT of the records the events
+ * are about, is written first, in the same statement on PostgreSQL (webhooks' addEventsWithDeliveries).
  */
-export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly RecordEventInput[]): EventPayload[] {
+export function addEvents<R = never>(
+  db: Db | Tx,
+  batch: WriteBatch,
+  inputs: readonly RecordEventInput[],
+  before?: LeadingInsert<R>,
+): EventPayload[] {
   const payloads = inputs.map((input): EventPayload => ({
     id: newId('event'),
     object: 'event',
@@ -33,7 +40,8 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     api_version: API_VERSION,
     created_at: isoTime(input.at),
     livemode: input.environment === 'live',
-    data: input.data,
+    // A RawJson stands for its object wherever the payload is written (its toJSON, serializeJson).
+    data: input.data as Record<string, unknown>,
   }));
   const rows = inputs.map((input, i) => ({
     id: payloads[i]!.id,
@@ -45,11 +53,7 @@ export function addEvents(db: Db | Tx, batch: WriteBatch, inputs: readonly Recor
     payload: serializeJson(payloads[i]),
     created_at: input.at,
   }));
-  const deliveries = enqueueDeliveriesStatement(
-    db,
-    payloads.map((p) => p.id),
-  );
-  batch.add(repo.insertEventsStatement(db, rows)).add(deliveries.statement, deliveries.onCommit);
+  addEventsWithDeliveries(batch, db, before ? `events+${before.name}` : 'events', repo.insertEventsQuery, rows, before);
   return payloads;
 }
 

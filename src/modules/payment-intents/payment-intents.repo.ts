@@ -1,6 +1,4 @@
 // The only SQL of payment intents.
-import type { CompiledQuery } from 'kysely';
-import { insertStatement } from '../../db/prepared.js';
 import { engineOf, forUpdate } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
 import { merchantNowSql } from '../../db/sandbox-offsets.js';
@@ -14,8 +12,9 @@ import { scopedRows } from '../../db/scoped.js';
 /** The columns a move writes beside the status (never the intent's identity). */
 export type IntentPatch = Omit<Updateable<PaymentIntentsTable>, 'status' | 'id' | 'merchant_id' | 'environment'>;
 
-export function insertIntentsStatement(db: Q, rows: readonly PaymentIntentRow[]): CompiledQuery {
-  return insertStatement(db, 'payment_intents', rows.map(intentColumns));
+/** The intents' INSERT as a query (their creation writes it with their events: events' addEvents). */
+export function insertIntentsQuery(db: Q, rows: readonly PaymentIntentRow[]) {
+  return db.insertInto('payment_intents').values(rows.map(intentColumns));
 }
 
 /** The row with every column, in one order (one INSERT needs one shape for every row). */

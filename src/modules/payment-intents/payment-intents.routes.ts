@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { withResponseMeta } from '../../http/context.js';
+import { withResponseMeta, withResponseMetaText } from '../../http/context.js';
 import { idempotentResponse } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/openapi.js';
 import { listQuerySchema } from '../../http/pagination.js';
@@ -14,7 +14,7 @@ import {
   paymentIntentProperties,
   type PaymentIntent,
 } from './payment-intent.schema.js';
-import type { IntentService } from './payment-intents.service.js';
+import { viewJsonOf, type IntentService } from './payment-intents.service.js';
 
 export const PaymentIntentResponse = withMeta(paymentIntentProperties, { title: 'PaymentIntentResponse' });
 
@@ -31,9 +31,19 @@ export const paymentIntentRoutes: FastifyPluginAsyncTypebox<{ intents: IntentSer
       },
     },
     async (request, reply) => {
-      const respond = (intent: PaymentIntent) => withResponseMeta(request, intent);
+      // The view's JSON text, written once for the creation event, is the body too.
+      const respond = (intent: PaymentIntent) => {
+        const json = viewJsonOf(intent);
+        return json === undefined ? withResponseMeta(request, intent) : withResponseMetaText(request, json);
+      };
       const intent = await intents.create(requireAuth(request), request.body, idempotentResponse(request, reply, 201, respond));
-      return reply.code(201).send(respond(intent));
+      const body = respond(intent);
+      if (typeof body !== 'string') return reply.code(201).send(body);
+      // JSON text of the schema's object (the type provider types only the object).
+      return reply
+        .code(201)
+        .type('application/json; charset=utf-8')
+        .send(body as never);
     },
   );
 

@@ -7,7 +7,7 @@ import { MINUTE_MS, type MerchantClocks } from '../../shared/clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, assetForFiat, formatAmount, requireAmount, requireAsset, requireFiat } from '../../shared/money.js';
-import { jsonTextOf } from '../../shared/raw-json.js';
+import { RawJson, jsonTextOf, serializeJson } from '../../shared/raw-json.js';
 import type { Environment, MerchantScope } from '../../shared/scope.js';
 import type { PaymentIntentRow } from '../../db/schema.js';
 import type { RateProvider } from '../rates/index.js';
@@ -26,6 +26,14 @@ import * as repo from './payment-intents.repo.js';
 import { IntentMoveConflict, addCreationEvents, expireIfOverdue, isOverdue, moveIntent } from './state-machine.js';
 
 export const DEFAULT_EXPIRY_MINUTES = 30;
+
+// The JSON text of a new intent's view, written once by prepare (see NewIntent.json).
+const viewTexts = new WeakMap<PaymentIntent, string>();
+
+/** The JSON text of a view made by prepare (the one its creation event carries), else undefined. */
+export function viewJsonOf(view: PaymentIntent): string | undefined {
+  return viewTexts.get(view);
+}
 export const MAX_EXPIRY_MINUTES = 1440;
 
 /** The body of `POST /payment-intents`, and what a payment link adds when it mints an intent. */
@@ -44,22 +52,27 @@ export type CreateIntentInput = Omit<Static<typeof CreateIntentBody>, 'metadata'
 export interface NewIntent {
   row: PaymentIntentRow;
   view: PaymentIntent;
+  /** The view's JSON text, written once: the creation event's data and the response's body both use it. */
+  json?: string;
   /** What commits with it (an idempotent request's response). */
   commitWith?: CommitWith<PaymentIntent>;
 }
 
 /**
  * The writes of new intents, however many: one INSERT of the intents, their creation events and webhook
- * deliveries, and what must commit with each. What the composition root's group commit writes.
+ * deliveries (on PostgreSQL all one statement), and what must commit with each. What the composition
+ * root's group commit writes.
  */
 export function creationBatch(db: Db, intents: readonly NewIntent[]): WriteBatch {
   const rows = intents.map((i) => i.row);
-  const batch = new WriteBatch().add(repo.insertIntentsStatement(db, rows));
+  const batch = new WriteBatch();
+  // The intents are written with their events (one statement on PostgreSQL).
   addCreationEvents(
     db,
     batch,
     rows,
-    intents.map((i) => i.view),
+    intents.map((i) => (i.json === undefined ? i.view : new RawJson(i.json))),
+    { name: 'payment_intents', insert: repo.insertIntentsQuery, rows },
   );
   for (const i of intents) i.commitWith?.addTo(batch, db, i.view);
   return batch;
@@ -183,7 +196,9 @@ export class IntentService {
       updated_at: now,
     };
     const view = intentView(row, this.checkoutUrl, { payment_methods: methods, customer });
-    return { row, view };
+    const json = serializeJson(view);
+    viewTexts.set(view, json);
+    return { row, view, json };
   }
 
   async create(

@@ -8,7 +8,8 @@
 import type { PaymentIntentRow } from '../../db/schema.js';
 import { afterCommitOrNow, type Tx } from '../../db/transaction.js';
 import { countIntentMove } from '../../shared/metrics.js';
-import { addEvents, recordEvent, type EventType, type RecordEventInput } from '../events/index.js';
+import { RawJson } from '../../shared/raw-json.js';
+import { addEvents, recordEvent, type EventType, type LeadingInsert, type RecordEventInput } from '../events/index.js';
 import type { WriteBatch, Db } from '../../db/transaction.js';
 import { intentView, type CheckoutUrlFor, type IntentStatus, type PaymentIntent } from './payment-intent.schema.js';
 import * as repo from './payment-intents.repo.js';
@@ -207,7 +208,10 @@ export function addCreationEvents(
   db: Db | Tx,
   batch: WriteBatch,
   intents: readonly PaymentIntentRow[],
-  views: readonly PaymentIntent[],
+  /** What each creation event shows: the view, or its JSON text when already written. */
+  views: ReadonlyArray<PaymentIntent | RawJson>,
+  /** The intents' own INSERT, written with their events. */
+  before?: LeadingInsert<PaymentIntentRow>,
 ): void {
   for (const intent of intents) {
     if (intent.status !== 'awaiting_payment' || !canMove('created', 'awaiting_payment')) {
@@ -218,17 +222,18 @@ export function addCreationEvents(
     db,
     batch,
     intents.map((intent, i) => creationEvent(intent, views[i]!)),
+    before,
   );
 }
 
 /** The creation event of an intent, showing the intent as its creation's response did. */
-function creationEvent(intent: PaymentIntentRow, view: PaymentIntent): RecordEventInput {
+function creationEvent(intent: PaymentIntentRow, view: PaymentIntent | RawJson): RecordEventInput {
   return {
     merchantId: intent.merchant_id,
     environment: intent.environment,
     type: 'payment_intent.created',
     paymentIntentId: intent.id,
-    data: view as unknown as Record<string, unknown>,
+    data: view instanceof RawJson ? view : (view as unknown as Record<string, unknown>),
     at: intent.created_at,
   };
 }

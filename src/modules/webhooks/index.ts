@@ -13,4 +13,4 @@ export { deliveryHeaders, serviceSignature, standardSignature, SECRET_PREFIX } f
 export { MAX_ATTEMPTS, RETRY_WAITS_MS, retryDelayMs, parseRetryAfter } from './retry-schedule.js';
 export { WebhookSender } from './sender.js';
 export { isPublicAddress, publicOnlyLookup, urlPolicy, assertEndpointUrl, type UrlPolicy } from './url-safety.js';
-export { DELIVERY_CHANNEL, enqueueDeliveriesStatement } from './delivery-queue.repo.js';
+export { DELIVERY_CHANNEL, addEventsWithDeliveries, enqueueDeliveriesStatement, type LeadingInsert } from './delivery-queue.repo.js';
