@@ -36,7 +36,8 @@ export interface MigrationContext {
   secrets?: SecretBox;
 }
 
-const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
+/** Every migration by name, oldest first. */
+export const migrationsOf = (ctx: MigrationContext): Record<string, Migration> => ({
   '0001-foundation': m0001,
   '0002-payment-intents': m0002,
   '0003-webhooks': m0003,
