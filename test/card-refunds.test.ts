@@ -182,7 +182,7 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
     const http = consoleHttp(() => s);
     const owner = await http.signedInUser(s.merchant.merchant.id, 'owner-refunds@example.com', 'owner');
     const dev = await http.signedInUser(s.merchant.merchant.id, 'dev-refunds@example.com', 'developer');
-    const { pi: a } = await paidByCard();
+    const { pi: a, tx: txA } = await paidByCard();
     const { pi: b, tx: txB } = await paidByCard();
     const ra = (await live('POST', '/refunds', { payment_intent: a.id })).json;
     const rb = (await live('POST', '/refunds', { payment_intent: b.id })).json;
@@ -197,9 +197,15 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
       form: { _csrf: csrfOf(devPage.html) },
     });
     expect(refused.status).toBe(403);
-    const approved = await http.request('POST', `/console/refunds/${ra.id}/approve?env=live`, {
+    const unconfirmed = await http.request('POST', `/console/refunds/${ra.id}/approve?env=live`, {
       cookie: owner.cookie,
       form: { _csrf: csrfOf(page.html) },
+    });
+    expect(unconfirmed.status).toBe(400);
+    expect(peerRefundsOf(txA.reference)).toHaveLength(0);
+    const approved = await http.request('POST', `/console/refunds/${ra.id}/approve?env=live`, {
+      cookie: owner.cookie,
+      form: { _csrf: csrfOf(page.html), confirm: 'yes' },
     });
     expect(approved.status, approved.html).toBe(303);
     await waitFor(

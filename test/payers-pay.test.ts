@@ -45,7 +45,7 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     const pi = await liveIntent();
     const page = await (await fetch(s.url('live', new URL(pi.checkout_url).pathname), { headers: { cookie: client.session } })).text();
     expect(page).toContain('ada@payers.example');
-    expect(page).toContain(`${pi.pay_amount} USDT`);
+    expect(page).toContain(`USDT ${pi.pay_amount}`);
     expect(page).toContain('USDT 50.000000');
     const r = await client.payFromBalance(pi.checkout_url, PAYER_PIN);
     expect(r.status, JSON.stringify(r.json)).toBe(200);
