@@ -8,21 +8,20 @@ import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifyNobody, verifySecret } from '../../shared/passwords.js';
+import { DEFAULT_HASH_COST, generatePassword, hashSecret, verifySecret } from '../../shared/passwords.js';
 import {
+  currentSession,
+  emailOf,
   isPin,
-  isRecoveryCode,
   LOCK_AFTER_FAILURES,
   LOCK_MS,
   lockedMinutes,
   MIN_PASSWORD_LENGTH,
-  newRecoveryCodes,
-  newSessionToken,
-  recoveryCodeHash,
   newTotp,
-  SESSION_IDLE_MS,
-  sessionIdOf,
-  totpValid,
+  openSession,
+  signIn,
+  type SignInStore,
+  totpToTurnOn,
 } from '../../shared/sign-in.js';
 import { findMerchant } from '../merchants/index.js';
 import * as repo from './console.repo.js';
@@ -57,8 +56,8 @@ export class ConsoleError extends Error {
 }
 
 export function normalizeEmail(text: string): string {
-  const email = text.trim().toLowerCase();
-  if (!/^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/.test(email)) {
+  const email = emailOf(text);
+  if (email === null) {
     throw new AppError('parameter_invalid', `Invalid email: ${JSON.stringify(text.slice(0, 100))}`, { param: 'email' });
   }
   return email;
@@ -147,87 +146,56 @@ export class ConsoleAuth {
     return { user: (await repo.findUser(this.deps.db, user.id))!, password };
   }
 
-  /** Checks a login; answers the new session's cookie token. */
+  /** Checks a login (the shared sign-in steps over the console's users); answers the new session's cookie token. */
   async login(input: { email: string; password: string; code?: string; ip: string }): Promise<{ token: string; session: ConsoleSession }> {
-    const wrong = new ConsoleError(401, 'The email or password is not right.');
-    let email: string;
-    try {
-      email = normalizeEmail(input.email);
-    } catch {
-      throw wrong;
-    }
-    const user = await repo.findUserByEmail(this.deps.db, email);
     const now = this.now();
-    if (!user) {
-      // The same work and answer as a wrong password, so that which emails exist does not show.
-      await verifyNobody(input.password, this.deps.hashCost);
-      throw wrong;
-    }
-    const minutes = lockedMinutes(user.locked_until, now);
-    if (minutes !== null) {
-      throw new ConsoleError(423, `This account is locked after ${LOCK_AFTER_FAILURES} wrong passwords; try again in ${minutes} minutes.`);
-    }
-    const fail = async (error: ConsoleError) => {
-      const failed = await repo.countFailedLogin(this.deps.db, user.id, LOCK_AFTER_FAILURES, now + LOCK_MS, now);
-      await this.audit(user.merchant_id, user, user.email, 'login.failed', user.id, { attempt: failed }, input.ip);
-      if (failed >= LOCK_AFTER_FAILURES) {
-        throw new ConsoleError(423, `This account is locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong passwords.`);
-      }
-      throw error;
-    };
-    if (!(await verifySecret(input.password, user.password_hash))) return fail(wrong);
-    if (user.totp_secret !== null) {
-      const code = (input.code ?? '').replace(/\s/g, '');
-      if (isRecoveryCode(code)) {
-        // A recovery code instead of the app's: single use, spent here.
-        if (!(await teamRepo.spendRecoveryCode(this.deps.db, user.id, recoveryCodeHash(code)))) {
-          return fail(new ConsoleError(401, 'That recovery code is not right, or it was used already.'));
-        }
-        await this.audit(user.merchant_id, user, user.email, 'login.recovery_code', user.id, null, input.ip);
-      } else {
-        if (!/^[0-9]{6}$/.test(code)) {
-          throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.');
-        }
-        if (!totpValid(user.email, user.totp_secret, code)) {
-          return fail(new ConsoleError(401, 'The authentication code is not right.'));
-        }
-      }
-    }
-    await repo.resetFailedLogins(this.deps.db, user.id, now);
-    const { token, id, csrf } = newSessionToken();
-    const session = {
-      id,
-      user_id: user.id,
-      csrf,
-      created_at: now,
-      expires_at: now + SESSION_IDLE_MS,
-    };
-    await repo.insertSession(this.deps.db, session);
+    const user = await signIn(this.signInStore(input.ip), input, {
+      now,
+      hashCost: this.deps.hashCost,
+      refusal: ConsoleError,
+      words: {
+        codeNeeded: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
+        wrongRecoveryCode: 'That recovery code is not right, or it was used already.',
+      },
+    });
+    const { token, session } = await openSession((row) => repo.insertSession(this.deps.db, { ...row, user_id: user.id }), now);
     await this.audit(user.merchant_id, user, user.email, 'login', user.id, null, input.ip);
+    const totp = user.totp_secret !== null;
     return {
       token,
       session: {
         id: session.id,
         csrf: session.csrf,
-        user: { id: user.id, merchantId: user.merchant_id, email: user.email, role: user.role, totp: user.totp_secret !== null },
+        user: { id: user.id, merchantId: user.merchant_id, email: user.email, role: user.role, totp },
       },
+    };
+  }
+
+  /** The console's users as the shared sign-in steps see them. */
+  private signInStore(ip: string): SignInStore<ConsoleUserRow> {
+    const db = this.deps.db;
+    return {
+      findByEmail: (email) => repo.findUserByEmail(db, email),
+      countFailure: (user, lockAfter, lockUntil, now) => repo.countFailedLogin(db, user.id, lockAfter, lockUntil, now),
+      resetFailures: (user, now) => repo.resetFailedLogins(db, user.id, now),
+      spendRecoveryCode: (user, hash) => teamRepo.spendRecoveryCode(db, user.id, hash),
+      audit: (user, action, detail) => this.audit(user.merchant_id, user, user.email, action, user.id, detail, ip),
     };
   }
 
   /** The session of a cookie's token, renewed for another 12 idle hours; null when unknown or expired. */
   async session(token: string | undefined): Promise<ConsoleSession | null> {
-    const id = sessionIdOf(token);
-    if (id === null) return null;
-    const row = await repo.findSession(this.deps.db, id);
-    const now = this.now();
+    const db = this.deps.db;
+    const row = await currentSession(
+      {
+        find: (id) => repo.findSession(db, id),
+        touch: (id, until) => repo.touchSession(db, id, until),
+        remove: (id) => repo.deleteSession(db, id),
+      },
+      token,
+      this.now(),
+    );
     if (!row) return null;
-    if (Number(row.expires_at) <= now) {
-      await repo.deleteSession(this.deps.db, row.session_id);
-      return null;
-    }
-    // Renewed at most once a minute: a page's requests do not each write.
-    if (Number(row.expires_at) - now < SESSION_IDLE_MS - 60_000)
-      await repo.touchSession(this.deps.db, row.session_id, now + SESSION_IDLE_MS);
     return {
       id: row.session_id,
       csrf: row.csrf,
@@ -262,12 +230,8 @@ export class ConsoleAuth {
   /** Turns TOTP on with a code from the pending secret; answers the ten recovery codes (shown once). */
   async confirmTotp(session: ConsoleSession, code: string, ip: string): Promise<string[]> {
     const user = (await repo.findUser(this.deps.db, session.user.id))!;
-    if (!user.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
-    if (!totpValid(user.email, user.totp_pending, code)) {
-      throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
-    }
-    await repo.setTotp(this.deps.db, user.id, { totp_secret: user.totp_pending, totp_pending: null }, this.now());
-    const { codes, hashes } = newRecoveryCodes();
+    const { secret, codes, hashes } = totpToTurnOn(user, code, ConsoleError);
+    await repo.setTotp(this.deps.db, user.id, { totp_secret: secret, totp_pending: null }, this.now());
     await teamRepo.replaceRecoveryCodes(this.deps.db, user.id, hashes, this.now());
     await this.audit(user.merchant_id, session.user, user.email, 'user.totp_enabled', user.id, null, ip);
     return codes;

@@ -3,31 +3,30 @@
 // minutes, an optional TOTP second factor, server-side sessions behind a cookie holding a random token of
 // which only the SHA-256 is stored, a CSRF token each, 12 hours idle) and a 6-digit transaction PIN set at
 // sign-up (five wrong PINs in a row lock paying and withdrawing for 15 minutes). The console's parts are
-// used, not copied: the shared password hashing, session tokens, lockout policy and TOTP (src/shared/), and
-// the console's email rule and refusal.
+// used, not copied: the shared password hashing, session tokens, sign-in steps, lockout policy and TOTP
+// (src/shared/: the email rule too), and the console's refusal.
 import type { PayerRow } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { Db } from '../../db/transaction.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { hashSecret, verifyNobody, verifySecret } from '../../shared/passwords.js';
+import { hashSecret, verifySecret } from '../../shared/passwords.js';
 import type { Environment } from '../../shared/scope.js';
 import {
   LOCK_AFTER_FAILURES,
   LOCK_MS,
   MIN_PASSWORD_LENGTH,
-  SESSION_IDLE_MS,
+  currentSession,
+  emailOf,
   isPin,
-  isRecoveryCode,
   lockedMinutes,
-  newRecoveryCodes,
-  newSessionToken,
   newTotp,
-  recoveryCodeHash,
-  sessionIdOf,
-  totpValid,
+  openSession,
+  signIn,
+  type SignInStore,
+  totpToTurnOn,
 } from '../../shared/sign-in.js';
-import { ConsoleError, normalizeEmail } from '../console/index.js';
+import { ConsoleError } from '../console/index.js';
 import * as repo from './payers.repo.js';
 
 /** The wallet's session cookie: its own name (not the console's), on the whole origin so the checkout sees it. */
@@ -49,7 +48,12 @@ export interface PayerSession {
 /** What checking a transaction PIN came to. */
 export type PinCheck = { ok: true } | { ok: false; locked: boolean; message: string };
 
-const identity = (p: PayerRow): PayerIdentity => ({ id: p.id, environment: p.environment, email: p.email, totp: p.totp_secret !== null });
+const identity = (p: Pick<PayerRow, 'id' | 'environment' | 'email' | 'totp_secret'>): PayerIdentity => ({
+  id: p.id,
+  environment: p.environment,
+  email: p.email,
+  totp: p.totp_secret !== null,
+});
 
 export function checkNewPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > 200) {
@@ -70,12 +74,8 @@ export class PayerAuth {
 
   /** A new payer account in the environment, signed in at once. */
   async signUp(input: { environment: Environment; email: string; password: string; pin: string; ip: string }) {
-    let email: string;
-    try {
-      email = normalizeEmail(input.email);
-    } catch {
-      throw new ConsoleError(400, 'Enter a valid email address.');
-    }
+    const email = emailOf(input.email);
+    if (email === null) throw new ConsoleError(400, 'Enter a valid email address.');
     checkNewPassword(input.password);
     checkNewPin(input.pin);
     if (await repo.findPayerByEmail(this.deps.db, input.environment, email)) {
@@ -109,59 +109,38 @@ export class PayerAuth {
     return this.openSession(row, input.ip);
   }
 
-  /** Checks a sign-in; answers the new session's cookie token. */
+  /** Checks a sign-in (the shared sign-in steps over this environment's payers); answers the new session's cookie token. */
   async login(input: { environment: Environment; email: string; password: string; code?: string; ip: string }) {
-    const wrong = new ConsoleError(401, 'The email or password is not right.');
-    let email: string;
-    try {
-      email = normalizeEmail(input.email);
-    } catch {
-      throw wrong;
-    }
-    const payer = await repo.findPayerByEmail(this.deps.db, input.environment, email);
-    const now = this.now();
-    if (!payer) {
-      // The same work and answer as a wrong password, so that which emails exist does not show.
-      await verifyNobody(input.password, this.deps.hashCost);
-      throw wrong;
-    }
-    const minutes = lockedMinutes(payer.locked_until, now);
-    if (minutes !== null) {
-      throw new ConsoleError(423, `This account is locked after ${LOCK_AFTER_FAILURES} wrong passwords; try again in ${minutes} minutes.`);
-    }
-    const fail = async (error: ConsoleError): Promise<never> => {
-      const failed = await repo.countFailedLogin(this.deps.db, payer.id, LOCK_AFTER_FAILURES, now + LOCK_MS, now);
-      await this.audit(payer.id, payer.email, 'login.failed', { attempt: failed }, input.ip);
-      if (failed >= LOCK_AFTER_FAILURES) {
-        throw new ConsoleError(423, `This account is locked for 15 minutes after ${LOCK_AFTER_FAILURES} wrong passwords.`);
-      }
-      throw error;
-    };
-    if (!(await verifySecret(input.password, payer.password_hash))) return fail(wrong);
-    if (payer.totp_secret !== null) {
-      const code = (input.code ?? '').trim();
-      if (code === '') throw new ConsoleError(401, 'Enter the 6-digit code from your authenticator app, or a recovery code.');
-      const right = isRecoveryCode(code) ? await this.useRecoveryCode(payer, code, now) : totpValid(payer.email, payer.totp_secret, code);
-      if (!right) return fail(new ConsoleError(401, 'The authentication code is not right.'));
-    }
-    await repo.resetFailedLogins(this.deps.db, payer.id, now);
+    const payer = await signIn(this.signInStore(input.environment, input.ip), input, {
+      now: this.now(),
+      hashCost: this.deps.hashCost,
+      refusal: ConsoleError,
+      words: {
+        codeNeeded: 'Enter the 6-digit code from your authenticator app, or a recovery code.',
+        wrongRecoveryCode: 'The authentication code is not right.',
+      },
+    });
     return this.openSession(payer, input.ip);
   }
 
-  /** A recovery code instead of the TOTP code: each works once. */
-  private async useRecoveryCode(payer: PayerRow, code: string, now: number): Promise<boolean> {
-    const hashes = JSON.parse(payer.recovery_codes ?? '[]') as string[];
-    const hash = recoveryCodeHash(code);
-    if (!hashes.includes(hash)) return false;
-    const left = JSON.stringify(hashes.filter((h) => h !== hash));
-    return repo.useRecoveryCode(this.deps.db, payer.id, payer.recovery_codes!, left, now);
+  /** The environment's payers as the shared sign-in steps see them; a recovery code works once. */
+  private signInStore(environment: Environment, ip: string): SignInStore<PayerRow> {
+    const db = this.deps.db;
+    return {
+      findByEmail: (email) => repo.findPayerByEmail(db, environment, email),
+      countFailure: (payer, lockAfter, lockUntil, now) => repo.countFailedLogin(db, payer.id, lockAfter, lockUntil, now),
+      resetFailures: (payer, now) => repo.resetFailedLogins(db, payer.id, now),
+      spendRecoveryCode: async (payer, hash, now) => {
+        const hashes = JSON.parse(payer.recovery_codes ?? '[]') as string[];
+        if (!hashes.includes(hash)) return false;
+        return repo.useRecoveryCode(db, payer.id, payer.recovery_codes!, JSON.stringify(hashes.filter((h) => h !== hash)), now);
+      },
+      audit: (payer, action, detail) => this.audit(payer.id, payer.email, action, detail, ip),
+    };
   }
 
   private async openSession(payer: PayerRow, ip: string): Promise<{ token: string; session: PayerSession }> {
-    const now = this.now();
-    const { token, id, csrf } = newSessionToken();
-    const session = { id, payer_id: payer.id, csrf, created_at: now, expires_at: now + SESSION_IDLE_MS };
-    await repo.insertSession(this.deps.db, session);
+    const { token, session } = await openSession((row) => repo.insertSession(this.deps.db, { ...row, payer_id: payer.id }), this.now());
     await this.audit(payer.id, payer.email, 'login', null, ip);
     return { token, session: { id: session.id, csrf: session.csrf, payer: identity(payer) } };
   }
@@ -171,20 +150,17 @@ export class PayerAuth {
    * unknown, expired or another environment's (cookies do not tell ports apart).
    */
   async session(environment: Environment, token: string | undefined): Promise<PayerSession | null> {
-    const id = sessionIdOf(token);
-    if (id === null) return null;
-    const row = await repo.findSession(this.deps.db, id);
-    const now = this.now();
-    if (!row) return null;
-    if (Number(row.expires_at) <= now) {
-      await repo.deleteSession(this.deps.db, row.session_id);
-      return null;
-    }
-    const payer = await repo.findPayer(this.deps.db, row.payer_id);
-    if (!payer || payer.environment !== environment) return null;
-    if (Number(row.expires_at) - now < SESSION_IDLE_MS - 60_000)
-      await repo.touchSession(this.deps.db, row.session_id, now + SESSION_IDLE_MS);
-    return { id: row.session_id, csrf: row.csrf, payer: identity(payer) };
+    const db = this.deps.db;
+    const row = await currentSession(
+      {
+        find: (id) => repo.findSession(db, id, environment),
+        touch: (id, until) => repo.touchSession(db, id, until),
+        remove: (id) => repo.deleteSession(db, id),
+      },
+      token,
+      this.now(),
+    );
+    return row && { id: row.session_id, csrf: row.csrf, payer: identity(row) };
   }
 
   async logout(session: PayerSession, ip: string): Promise<void> {
@@ -233,12 +209,8 @@ export class PayerAuth {
   /** Turns TOTP on with a code from the new secret; answers ten single-use recovery codes, shown once. */
   async confirmTotp(session: PayerSession, code: string, ip: string): Promise<string[]> {
     const payer = (await repo.findPayer(this.deps.db, session.payer.id))!;
-    if (!payer.totp_pending) throw new ConsoleError(400, 'Start setting up two-step sign-in first.');
-    if (!totpValid(payer.email, payer.totp_pending, code)) {
-      throw new ConsoleError(400, 'That code is not right; enter the 6 digits your app shows now.');
-    }
-    const recovery = newRecoveryCodes();
-    const patch = { totp_secret: payer.totp_pending, totp_pending: null, recovery_codes: JSON.stringify(recovery.hashes) };
+    const recovery = totpToTurnOn(payer, code, ConsoleError);
+    const patch = { totp_secret: recovery.secret, totp_pending: null, recovery_codes: JSON.stringify(recovery.hashes) };
     await repo.setTotp(this.deps.db, payer.id, patch, this.now());
     await this.audit(payer.id, payer.email, 'payer.totp_enabled', null, ip);
     return recovery.codes;

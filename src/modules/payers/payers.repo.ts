@@ -97,12 +97,15 @@ export async function insertSession(db: Q, row: { id: string; payer_id: string; 
   await db.insertInto('payer_sessions').values(row).execute();
 }
 
-export function findSession(db: Q, id: string) {
+/** A session with its payer, only in the payer's environment (cookies do not tell ports apart). */
+export function findSession(db: Q, id: string, environment: Environment) {
   return db
     .selectFrom('payer_sessions')
     .innerJoin('payers', 'payers.id', 'payer_sessions.payer_id')
-    .select(['payer_sessions.id as session_id', 'payer_sessions.csrf', 'payer_sessions.expires_at', 'payers.id as payer_id'])
+    .select(['payer_sessions.id as session_id', 'payer_sessions.csrf', 'payer_sessions.expires_at'])
+    .select(['payers.id', 'payers.environment', 'payers.email', 'payers.totp_secret'])
     .where('payer_sessions.id', '=', id)
+    .where('payers.environment', '=', environment)
     .executeTakeFirst();
 }
 
