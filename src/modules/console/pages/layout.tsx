@@ -1,23 +1,17 @@
-// The frame of every page of the merchant console: one stylesheet from our own origin and no script at all
-// (plain forms, each posting back to the console with the session's CSRF token), built for keyboard and
-// screen-reader use: a skip link, landmarks, a labelled control for every field, errors announced.
-//
-// Pages are preact components rendered to a string on the server (preact-render-to-string). We chose it
-// over string templates and over @kitajs/html because it escapes every text child and attribute value by
-// default (raw HTML needs the explicit, greppable `dangerouslySetInnerHTML`), so forgetting to escape
-// cannot happen, and because TypeScript checks each element's attributes and each component's props at
-// build time; no script is sent to the browser.
-import { createContext, type ComponentChildren, type VNode } from 'preact';
+// The frame of every page of the merchant console: the shared frame of the signed-in areas
+// (src/shared/pages/frame.tsx: one stylesheet of our own, no script, a skip link, landmarks) with the
+// console's header (the merchant, the test/live switch, the navigation by role, who is signed in), its
+// message after an action, and the merchant's time zone for every time on the page.
+import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { render } from 'preact-render-to-string';
-import { DEFAULT_TIME_ZONE, formatMoney, formatTime, statusWords } from '../../../shared/display.js';
+import { CsrfField as TokenField, framedPage, MessageCard, SignOutForm, type Html } from '../../../shared/pages/frame.js';
+import { DEFAULT_TIME_ZONE, formatTime, statusWords } from '../../../shared/display.js';
 import type { ConsoleRole } from '../../../db/schema.js';
 import type { ConsoleSession } from '../console-auth.service.js';
 
-export type Env = 'test' | 'live';
+export { Messages, Money, type Html } from '../../../shared/pages/frame.js';
 
-/** What a page's parts are: preact elements, text, or nothing. */
-export type Html = ComponentChildren;
+export type Env = 'test' | 'live';
 
 const NAV: Array<{ path: string; label: string; roles?: readonly ConsoleRole[] }> = [
   { path: '/console', label: 'Home' },
@@ -73,9 +67,6 @@ export function ZoneName() {
   return <>{useContext(Zone)}</>;
 }
 
-/** Money with the currency's grouping and decimals ("KES 1,500.00"). */
-export const Money = ({ amount, unit }: { amount: string; unit: string }) => <span class="money">{formatMoney(amount, unit)}</span>;
-
 /** A status in words, with the raw status for machines. */
 export const Status = ({ status }: { status: string }) => (
   <span class="status" data-status={status}>
@@ -84,7 +75,7 @@ export const Status = ({ status }: { status: string }) => (
 );
 
 /** The hidden field carrying the session's CSRF token, in every form that changes something. */
-export const CsrfField = ({ session }: { session: ConsoleSession }) => <input type="hidden" name="_csrf" value={session.csrf} />;
+export const CsrfField = ({ session }: { session: ConsoleSession }) => <TokenField token={session.csrf} />;
 
 function Header({ ctx }: { ctx: PageContext }) {
   const s = ctx.session;
@@ -113,81 +104,26 @@ function Header({ ctx }: { ctx: PageContext }) {
           </ul>
         </nav>
       ) : null}
-      {s ? (
-        <form method="post" action="/console/logout">
-          <CsrfField session={s} />
-          <span>
-            {s.user.email} ({s.user.role})
-          </span>{' '}
-          <button type="submit" class="link">
-            Sign out
-          </button>
-        </form>
-      ) : null}
+      {s ? <SignOutForm action="/console/logout" csrf={s.csrf} who={`${s.user.email} (${s.user.role})`} /> : null}
     </header>
   );
 }
 
 /** A whole page as HTML text: the frame around `body`. */
 export function page(ctx: PageContext, title: string, body: Html): string {
-  const doc: VNode = (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="same-origin" />
-        <meta name="robots" content="noindex" />
-        <title>{`${title} · Cowrie console`}</title>
-        <link rel="stylesheet" href={ctx.style} />
-        <link rel="icon" href="/favicon.ico" type="image/svg+xml" />
-      </head>
-      <body>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        <Header ctx={ctx} />
-        <main id="main">
-          <h1>{title}</h1>
-          {ctx.flash ? (
-            <p class="notice" role="status" id="flash">
-              {ctx.flash}
-            </p>
-          ) : null}
-          <Zone.Provider value={ctx.timeZone ?? DEFAULT_TIME_ZONE}>{body}</Zone.Provider>
-        </main>
-      </body>
-    </html>
-  );
-  return `<!doctype html>\n${render(doc)}`;
-}
-
-/** The notice (role status) and error (role alert) a page shows after an action. */
-export function Messages({ notice, error }: { notice?: string | undefined; error?: string | undefined }) {
-  return (
+  return framedPage(
+    { title, area: 'Cowrie console', style: ctx.style, header: <Header ctx={ctx} /> },
     <>
-      {notice ? (
-        <p class="notice" role="status">
-          {notice}
+      {ctx.flash ? (
+        <p class="notice" role="status" id="flash">
+          {ctx.flash}
         </p>
       ) : null}
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
-    </>
+      <Zone.Provider value={ctx.timeZone ?? DEFAULT_TIME_ZONE}>{body}</Zone.Provider>
+    </>,
   );
 }
 
 export function messagePage(ctx: PageContext, title: string, text: string): string {
-  return page(
-    ctx,
-    title,
-    <div class="card">
-      <p role="alert">{text}</p>
-      <p>
-        <a href="/console">Back to the console</a>
-      </p>
-    </div>,
-  );
+  return page(ctx, title, <MessageCard text={text} back={{ href: '/console', label: 'Back to the console' }} />);
 }
