@@ -42,7 +42,7 @@ describe.skipIf(!HAVE_CHROMIUM)(`the wallet and the live balance in a browser ($
     await page.getByLabel('Transaction PIN').fill(PAYER_PIN);
     await page.getByRole('button', { name: 'Open my wallet' }).click();
     await page.waitForURL(/\/wallet$/);
-    await expect.poll(() => page.locator('#balance-USDT').textContent()).toBe('0.000000');
+    await expect.poll(() => page.locator('#balance-USDT').textContent()).toBe('USDT 0.000000');
     await expectAccessible(page, 'wallet page');
     const payer = await s.running.database.db
       .selectFrom('payers')
@@ -88,8 +88,9 @@ describe.skipIf(!HAVE_CHROMIUM)(`the wallet and the live balance in a browser ($
     expect(paid.json.payment_method).toBe('service_balance');
 
     await page.goto(s.url('live', '/wallet'));
-    expect(await page.locator('#balance-USDT').textContent()).toBe(`${(40 - Number(pi.pay_amount)).toFixed(6)}`);
+    expect(await page.locator('#balance-USDT').textContent()).toBe(`USDT ${(40 - Number(pi.pay_amount)).toFixed(6)}`);
     expect(await page.locator('table').textContent()).toContain(pi.id);
+    expect(await page.locator('table').textContent()).toContain(`-USDT ${pi.pay_amount}`);
     await expectAccessible(page, 'wallet page with movements');
     expect(browser.cspViolations).toEqual([]);
     await page.close();

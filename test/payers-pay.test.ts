@@ -61,8 +61,9 @@ describe(`paying from the live balance (${ENGINE})`, () => {
     const wallet = await client.request('GET', '/wallet');
     expect(wallet.status).toBe(200);
     expect(wallet.html).toContain(pi.id);
-    expect(wallet.html).toContain(`-${pi.pay_amount} USDT`);
-    expect(wallet.html).toContain('+50.000000 USDT');
+    // The one money format of the console and the checkout, signed: a debit and the operator's credit.
+    expect(wallet.html).toContain(`<td>-<span class="money">USDT ${pi.pay_amount}</span></td>`);
+    expect(wallet.html).toContain('<td>+<span class="money">USDT 50.000000</span></td>');
     await expectLedgerInvariant(db());
   });
 

@@ -47,7 +47,7 @@ describe(`the wallet's pages (${ENGINE})`, () => {
     const home = await fetch(s.url('live', '/wallet'), { headers: { cookie: cookie.split(';')[0]! } });
     const html = await home.text();
     expect(html).toContain('Your wallet');
-    expect(html).toContain('id="balance-USDT">0.000000');
+    expect(html).toContain('id="balance-USDT"><span class="money">USDT 0.000000</span>');
   });
 
   it('refuses a short password, a PIN that is not 6 digits, a bad email and a second account of one email', async () => {

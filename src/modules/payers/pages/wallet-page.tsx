@@ -2,10 +2,9 @@
 // a phone), and two-step sign-in (set up with a QR code and the key, confirmed with a code, turned off with
 // the password).
 import type { Decimal } from '../../../shared/money.js';
-import { formatAmount } from '../../../shared/money.js';
 import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
-import { CsrfField, walletPage, type WalletContext } from './layout.js';
+import { CsrfField, Messages, Money, walletPage, type WalletContext } from './layout.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -57,7 +56,10 @@ function Movements({ movements }: { movements: WalletMovement[] }) {
             <tr>
               <td>{when(m.created_at)}</td>
               <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
-              <td>{`${m.amount.isNegative() ? '' : '+'}${formatAmount(m.amount, m.asset)} ${m.asset}`}</td>
+              <td>
+                {m.amount.isNegative() ? '-' : '+'}
+                <Money amount={m.amount.abs().toFixed()} unit={m.asset} />
+              </td>
               <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
             </tr>
           ))}
@@ -134,22 +136,15 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
     ctx,
     'Your wallet',
     <>
-      {opts.notice ? (
-        <p class="notice" role="status">
-          {opts.notice}
-        </p>
-      ) : null}
-      {opts.error ? (
-        <p class="error" role="alert">
-          {opts.error}
-        </p>
-      ) : null}
+      <Messages notice={opts.notice} error={opts.error} />
       <section class="card" aria-labelledby="h-balances">
         <h2 id="h-balances">Balances</h2>
         <ul class="balances" role="list">
           {PAYER_ASSETS.map((a) => (
             <li>
-              <span class="label">{a}</span> <strong id={`balance-${a}`}>{formatAmount(opts.balances[a], a)}</strong>
+              <strong id={`balance-${a}`}>
+                <Money amount={opts.balances[a].toFixed()} unit={a} />
+              </strong>
             </li>
           ))}
         </ul>
