@@ -5,7 +5,8 @@ import { originOf, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { sandboxOffsets } from './db/sandbox-offsets.js';
 import type { Services } from './deps.js';
-import { createRateLimiter, createWindowLimiter } from './http/rate-limit.js';
+import { bucketStoreOf, createRateLimiter, createWindowLimiter, type BucketStore } from './http/rate-limit.js';
+import { connectRedis } from './http/redis.js';
 import { ConsoleAuth, LOGINS_PER_MINUTE } from './modules/console/index.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
@@ -64,7 +65,9 @@ export async function buildServices(
   const origins = { live: originOf(config.liveUrl), test: originOf(config.sandboxUrl) };
   const checkoutUrl = checkoutUrlFor(origins);
   const { rates, book, ratesRefresher } = referencePrices(config, db, clocks.base, opts.logger);
-  const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
+  const redis = config.redisUrl === null ? null : await connectRedis(config.redisUrl, opts.logger);
+  const buckets = bucketStoreOf(database.pool, redis);
+  const rateLimiter = createRateLimiter(config.rateLimit, buckets);
 
   const customers = new CustomerService({ db, clock: clocks.base });
   // The registry is filled below, once the rails are built (they apply outcomes through the payments
@@ -82,7 +85,7 @@ export async function buildServices(
     clocks,
     intents,
     linkUrl: linkUrlFor(origins),
-    mintLimiter: createWindowLimiter({ points: LINK_MINTS_PER_MINUTE, durationS: 60, prefix: 'link-mint' }, database.pool),
+    mintLimiter: createWindowLimiter({ points: LINK_MINTS_PER_MINUTE, durationS: 60, prefix: 'link-mint' }, buckets),
   });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));
@@ -133,13 +136,14 @@ export async function buildServices(
     paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
-    ...signedInAreas(config, payments, database, clocks, rails),
+    ...signedInAreas(config, payments, database, clocks, rails, buckets),
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
     async close() {
       rails.close();
       await book?.close();
+      if (redis?.isOpen) await redis.close();
     },
   };
 }
@@ -164,16 +168,23 @@ function referencePrices(
  * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
  * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC).
  */
-function signedInAreas(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
+function signedInAreas(
+  config: Config,
+  payments: PaymentService,
+  database: Database,
+  clocks: MerchantClocks,
+  rails: RailRegistry,
+  buckets: BucketStore,
+) {
   const db = database.db;
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
   if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
   return {
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
-    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, buckets),
     payerAuth,
     payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
-    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, buckets),
   };
 }
 
