@@ -20,14 +20,20 @@ function shown(url: string): string {
 }
 
 export async function connectRedis(url: string, logger: Logger): Promise<RedisClientType> {
+  let started = false;
   const client: RedisClientType = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) },
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // At start a refused connection is the answer (the start fails); once running, retry with backoff.
+      reconnectStrategy: (retries, cause) => (started ? Math.min(100 * 2 ** retries, 5_000) : cause),
+    },
   });
   let reported = false;
   client.on('error', (err: unknown) => {
-    // Once per outage: a reconnecting client reports every failed try.
+    // Once per outage (a reconnecting client reports every failed try); at start the failed start says it.
+    if (!started) return;
     if (!reported) logger.warn({ err }, 'Redis is unreachable; rate limits are kept per process until it answers');
     reported = true;
   });
@@ -40,8 +46,9 @@ export async function connectRedis(url: string, logger: Logger): Promise<RedisCl
   );
   try {
     await Promise.race([client.connect(), timeout]);
+    started = true;
   } catch (err) {
-    client.destroy();
+    if (client.isOpen) client.destroy();
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`COWRIE_REDIS_URL: could not reach Redis at ${shown(url)} (${(err as Error).message})`);
   }
