@@ -12,7 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth, PayerMpesaTopups } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -94,13 +94,13 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
-  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
+  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundAfterMs(config), logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
   mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
+  const areas = signedInAreas(config, payments, database, clocks, rails, { mpesa, rates, logger: opts.logger });
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts, payerTopups: areas.payerMpesaTopups });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -133,7 +133,7 @@ export async function buildServices(
     paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
-    ...signedInAreas(config, payments, database, clocks, rails),
+    ...areas,
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
@@ -143,6 +143,10 @@ export async function buildServices(
     },
   };
 }
+
+/** When a pending provider refund is first asked about: the first configured provider rail's question delay. */
+const refundAfterMs = (config: Config) =>
+  (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
 
 /**
  * Reference prices: the rate table, or the live prices kept in the database (the book reads them; the
@@ -162,9 +166,17 @@ function referencePrices(
 /**
  * The signed-in areas: the merchant console's users and sign-in budget per address, and payer accounts
  * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
- * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC).
+ * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC, and M-Pesa
+ * top-ups when the M-Pesa rail is configured).
  */
-function signedInAreas(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
+function signedInAreas(
+  config: Config,
+  payments: PaymentService,
+  database: Database,
+  clocks: MerchantClocks,
+  rails: RailRegistry,
+  topupsVia: { mpesa: MpesaRail | null; rates: RateProvider; logger: Logger },
+) {
   const db = database.db;
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
   if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
@@ -174,7 +186,32 @@ function signedInAreas(config: Config, payments: PaymentService, database: Datab
     payerAuth,
     payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
     walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+    payerMpesaTopups: payerTopupsOf(config, topupsVia.mpesa, payerAuth, db, clocks, topupsVia.rates, topupsVia.logger),
   };
+}
+
+/** Payers' M-Pesa top-ups, through the M-Pesa rail's Daraja client, when both it and live payer accounts are on. */
+function payerTopupsOf(
+  config: Config,
+  mpesa: MpesaRail | null,
+  auth: PayerAuth,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  rates: RateProvider,
+  logger: Logger,
+): PayerMpesaTopups | null {
+  if (!mpesa || !config.mpesa || !config.payerAccounts) return null;
+  const { callbackOrigin, queryAfterS } = config.mpesa;
+  return new PayerMpesaTopups({
+    db,
+    clock: clocks.base,
+    rates,
+    client: mpesa.daraja,
+    auth,
+    callbackOrigin,
+    queryAfterMs: queryAfterS * 1000,
+    logger,
+  });
 }
 
 /** The live M-Pesa rail, through Daraja. */

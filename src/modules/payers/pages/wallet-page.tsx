@@ -6,6 +6,8 @@ import { formatAmount } from '../../../shared/money.js';
 import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
 import { CsrfField, walletPage, type WalletContext } from './layout.js';
+import type { MpesaTopupView } from '../mpesa-topups.service.js';
+import { MpesaTopupSection } from './mpesa-topup-pages.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -34,6 +36,8 @@ export interface WalletPageOptions {
   totpSetup?: { secret: string; qr: string };
   /** Shown once, just after two-step sign-in was turned on. */
   recoveryCodes?: string[];
+  /** The M-Pesa top-up form and the latest top-ups, when M-Pesa top-ups are on. */
+  mpesaTopups?: MpesaTopupView[];
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -155,6 +159,7 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
         </ul>
         <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p>
       </section>
+      {opts.mpesaTopups ? <MpesaTopupSection session={ctx.session} topups={opts.mpesaTopups} /> : null}
       <section class="card" aria-labelledby="h-movements">
         <h2 id="h-movements">Movements</h2>
         <Movements movements={opts.movements} />
