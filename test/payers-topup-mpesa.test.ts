@@ -7,11 +7,11 @@
 // of the next process after a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { startDarajaPeer, type DarajaPeer, type PushRecord } from '../peers/daraja/peer.js';
+import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import type { RatesPeer } from '../peers/rates/peer.js';
 import { ManualClock } from '../src/shared/clock.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
-import { MPESA_TEST_CREDENTIALS, mpesaEnv } from './helpers/mpesa.js';
+import { MPESA_TEST_CREDENTIALS, mpesaEnv, postStkSuccess } from './helpers/mpesa.js';
 import { liveRatesEnv, priceOf, startRatesPeers, waitForAllAssets, waitForPrice } from './helpers/rates.js';
 import { freePorts } from './helpers/server-process.js';
 import { waitFor } from './helpers/wait.js';
@@ -124,7 +124,7 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     const { client, payerId } = await signedUpPayer(s, 'input@payers.example');
     for (const [form, words] of [
       [{ kes: '12.50' }, 'whole shillings'],
-      [{ kes: '5' }, 'whole shillings'],
+      [{ kes: '0' }, 'whole shillings'],
       [{ kes: '300000' }, 'whole shillings'],
       [{ kes: '100', asset: 'BTC' }, 'USDT or USDC'],
       [{ kes: '100', phone: '12345' }, 'M-Pesa phone number'],
@@ -147,7 +147,9 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     expect(wrong.r.html).toContain('The PIN is not right.');
     expect(peer.pushes.length).toBe(pushes);
     expect((await topupRow(id!)).status).toBe('quoted');
-    expect((await db().selectFrom('payers').select('pin_failures').where('id', '=', payerId).executeTakeFirstOrThrow()).pin_failures).toBe(1);
+    expect((await db().selectFrom('payers').select('pin_failures').where('id', '=', payerId).executeTakeFirstOrThrow()).pin_failures).toBe(
+      1,
+    );
 
     const right = await confirm(client, id!);
     expect(right.r.status, right.r.html).toBe(303);
@@ -207,13 +209,13 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     peer.setNextBehaviour({ callback: 'never', delayMs: 0 });
     await confirm(client, second.id!);
     const push = peer.pushes.at(-1)!;
-    const answers = await Promise.all(Array.from({ length: 5 }, () => postCallback(push)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postStkSuccess(push)));
     expect(answers).toEqual([200, 200, 200, 200, 200]);
     const row2 = await waitForStatus(second.id!, 'credited');
     expect(await balanceOf(payerId)).toBe(new Decimal(row.asset_amount).plus(row2.asset_amount).toFixed(6));
     expect((await topupLegs(payerId)).filter((l) => l.account === 'payer_balance')).toHaveLength(2);
     // Late duplicates change nothing either.
-    expect(await postCallback(push)).toBe(200);
+    expect(await postStkSuccess(push)).toBe(200);
     expect(await balanceOf(payerId)).toBe(new Decimal(row.asset_amount).plus(row2.asset_amount).toFixed(6));
     await expectPayerLedgerBalanced();
   });
@@ -263,7 +265,10 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     expect(seen.html).not.toContain('700');
     const home = await b.client.request('GET', '/wallet');
     const pushes = peer.pushes.length;
-    const taken = await b.client.request('POST', `/wallet/topups/mpesa/${id}/confirm`, { _csrf: WalletClient.csrfOf(home.html), pin: PAYER_PIN });
+    const taken = await b.client.request('POST', `/wallet/topups/mpesa/${id}/confirm`, {
+      _csrf: WalletClient.csrfOf(home.html),
+      pin: PAYER_PIN,
+    });
     expect(taken.status).toBe(404);
     expect(peer.pushes.length).toBe(pushes);
     expect(home.html).not.toContain(id!);
@@ -313,30 +318,3 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     await expectPayerLedgerBalanced();
   });
 });
-
-/** Daraja's success callback of a push, as the peer sends it, posted to its CallBackURL; answers the HTTP status. */
-async function postCallback(push: PushRecord): Promise<number> {
-  const body = {
-    Body: {
-      stkCallback: {
-        MerchantRequestID: push.merchantRequestId,
-        CheckoutRequestID: push.checkoutRequestId,
-        ResultCode: 0,
-        ResultDesc: 'The service request is processed successfully.',
-        CallbackMetadata: {
-          Item: [
-            { Name: 'Amount', Value: Number(push.body['Amount']) },
-            { Name: 'MpesaReceiptNumber', Value: push.receipt },
-            { Name: 'PhoneNumber', Value: Number(push.body['PhoneNumber']) },
-          ],
-        },
-      },
-    },
-  };
-  const res = await fetch(String(push.body['CallBackURL']), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return res.status;
-}

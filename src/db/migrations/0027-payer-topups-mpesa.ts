@@ -33,7 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', big, (c) => c.notNull())
     .addColumn('updated_at', big, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('payer_mpesa_topups_payer').on('payer_mpesa_topups').columns(['payer_id', 'created_at']).execute();
+  await db.schema.createIndex('payer_mpesa_topups_payer').on('payer_mpesa_topups').columns(['payer_id', 'id']).execute();
   await db.schema.createIndex('payer_mpesa_topups_due').on('payer_mpesa_topups').columns(['status', 'resolve_at']).execute();
 }
 

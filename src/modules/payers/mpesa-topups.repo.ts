@@ -16,16 +16,9 @@ export function findByCallbackToken(db: Q, tokenHash: string): Promise<PayerMpes
   return db.selectFrom('payer_mpesa_topups').selectAll().where('callback_token_hash', '=', tokenHash).executeTakeFirst();
 }
 
-/** A payer's latest top-ups, newest first. */
+/** A payer's latest top-ups, newest first (ids begin with their creation time: src/shared/ids.ts). */
 export function listTopups(db: Q, payerId: string, limit: number): Promise<PayerMpesaTopupRow[]> {
-  return db
-    .selectFrom('payer_mpesa_topups')
-    .selectAll()
-    .where('payer_id', '=', payerId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  return db.selectFrom('payer_mpesa_topups').selectAll().where('payer_id', '=', payerId).orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** Pending top-ups whose next STK query is due. */

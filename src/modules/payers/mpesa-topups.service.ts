@@ -40,7 +40,7 @@ import * as repo from './mpesa-topups.repo.js';
 /** Callback tokens of top-ups start so: a `.` is in no rail payment's token (base64url), so the two never mix. */
 export const TOPUP_TOKEN_PREFIX = 'ptm.';
 /** M-Pesa's limits of one payment, in whole shillings. */
-export const TOPUP_MIN_KES = 10;
+export const TOPUP_MIN_KES = 1;
 export const TOPUP_MAX_KES = 250_000;
 /** A top-up confirmed this long ago whose push Daraja never acknowledged (a crash, a lost answer) failed. */
 const PUSH_LOST_AFTER_MS = 10 * MINUTE_MS;

@@ -5,6 +5,7 @@ import { PAYER_ASSETS } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
 import { TOPUP_MAX_KES, TOPUP_MIN_KES, type MpesaTopupView } from '../mpesa-topups.service.js';
 import { CsrfField, walletPage, type WalletContext } from './layout.js';
+import { ScrollTable } from './scroll-table.js';
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 const shillings = (kes: number) => `KES ${kes.toLocaleString('en')}`;
@@ -21,33 +22,23 @@ const STATUS_WORDS: Record<MpesaTopupView['status'], string> = {
 function TopupRows({ topups }: { topups: MpesaTopupView[] }) {
   if (topups.length === 0) return <p>No M-Pesa top-ups yet.</p>;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="M-Pesa top-ups">
-      <table>
-        <caption>Your latest M-Pesa top-ups, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Paid</th>
-            <th scope="col">Added</th>
-            <th scope="col">Status</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {topups.map((t) => (
-            <tr>
-              <td>{when(t.created_at)}</td>
-              <td>{shillings(t.kes_amount)}</td>
-              <td>{t.status === 'credited' ? `+${t.credited_amount} ${t.asset}` : assetAmount(t)}</td>
-              <td>
-                <a href={`/wallet/topups/mpesa/${t.id}`}>{STATUS_WORDS[t.status]}</a>
-              </td>
-              <td>{t.status === 'credited' ? (t.mpesa_receipt ?? '') : (t.failure_reason ?? '')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      label="M-Pesa top-ups"
+      caption="Your latest M-Pesa top-ups, newest first"
+      columns={['When', 'Paid', 'Added', 'Status', 'Details']}
+    >
+      {topups.map((t) => (
+        <tr>
+          <td>{when(t.created_at)}</td>
+          <td>{shillings(t.kes_amount)}</td>
+          <td>{t.status === 'credited' ? `+${t.credited_amount} ${t.asset}` : assetAmount(t)}</td>
+          <td>
+            <a href={`/wallet/topups/mpesa/${t.id}`}>{STATUS_WORDS[t.status]}</a>
+          </td>
+          <td>{t.status === 'credited' ? (t.mpesa_receipt ?? '') : (t.failure_reason ?? '')}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 

@@ -8,6 +8,7 @@ import type { PayerSession } from '../payer-auth.service.js';
 import { CsrfField, walletPage, type WalletContext } from './layout.js';
 import type { MpesaTopupView } from '../mpesa-topups.service.js';
 import { MpesaTopupSection } from './mpesa-topup-pages.js';
+import { ScrollTable } from './scroll-table.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -45,29 +46,16 @@ const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').sli
 function Movements({ movements }: { movements: WalletMovement[] }) {
   if (movements.length === 0) return <p>No movements yet.</p>;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Movements">
-      <table>
-        <caption>Every credit and debit, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {movements.map((m) => (
-            <tr>
-              <td>{when(m.created_at)}</td>
-              <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
-              <td>{`${m.amount.isNegative() ? '' : '+'}${formatAmount(m.amount, m.asset)} ${m.asset}`}</td>
-              <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable label="Movements" caption="Every credit and debit, newest first" columns={['When', 'What', 'Amount', 'Details']}>
+      {movements.map((m) => (
+        <tr>
+          <td>{when(m.created_at)}</td>
+          <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
+          <td>{`${m.amount.isNegative() ? '' : '+'}${formatAmount(m.amount, m.asset)} ${m.asset}`}</td>
+          <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
