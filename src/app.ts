@@ -113,7 +113,7 @@ export async function buildApp(deps: Services): Promise<FastifyInstance> {
   await registerForms(app);
   registerHealth(app, deps.database, deps.rates);
   await registerPages(app, deps);
-  await app.register(mpesaCallbackRoutes, { rail: deps.mpesa });
+  await app.register(mpesaCallbackRoutes, { rail: deps.mpesa, topups: deps.payerMpesaTopups });
   await app.register(paystackRoutes, { rail: deps.card, webhooks: deps.paystackWebhooks });
   await app.register(paypalRoutes, { rail: deps.paypal, webhooks: deps.paypalWebhooks });
   await app.register(

@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   COWRIE_SANDBOX_URL: Type.Optional(Type.String({ pattern: '^https?://.+/v1$' })),
   COWRIE_RATE_LIMIT_LIVE: Type.Integer({ default: 100, minimum: 1 }),
   COWRIE_RATE_LIMIT_TEST: Type.Integer({ default: 25, minimum: 1 }),
+  COWRIE_REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
   COWRIE_TRUST_PROXY: Type.String({ default: '' }),
   COWRIE_LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -128,6 +129,8 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly logLevel: string;
   readonly dbPoolSize: number;
+  /** Where the rate limits' buckets live when set (COWRIE_REDIS_URL), shared by every process using it. */
+  readonly redisUrl: string | null;
   /** Where reference prices come from: the rate table, or live sources over HTTP. */
   readonly rates: RatesConfig;
   /** How often background jobs (expiry sweep, ...) run. */
@@ -210,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     liveUrl,
     sandboxUrl,
     rateLimit: Object.freeze({ live: c.COWRIE_RATE_LIMIT_LIVE, test: c.COWRIE_RATE_LIMIT_TEST }),
+    redisUrl: c.COWRIE_REDIS_URL ?? null,
     trustProxy: Object.freeze(
       c.COWRIE_TRUST_PROXY.split(',')
         .map((s) => s.trim())

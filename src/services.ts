@@ -5,14 +5,15 @@ import { originOf, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { sandboxOffsets } from './db/sandbox-offsets.js';
 import type { Services } from './deps.js';
-import { createRateLimiter, createWindowLimiter } from './http/rate-limit.js';
+import { bucketStoreOf, createRateLimiter, createWindowLimiter, type BucketStore } from './http/rate-limit.js';
+import { connectRedis } from './http/redis.js';
 import { ConsoleAuth, LOGINS_PER_MINUTE } from './modules/console/index.js';
 import { timeJobs } from './jobs/time-jobs.js';
 import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth, PayerMpesaTopups } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -64,25 +65,20 @@ export async function buildServices(
   const origins = { live: originOf(config.liveUrl), test: originOf(config.sandboxUrl) };
   const checkoutUrl = checkoutUrlFor(origins);
   const { rates, book, ratesRefresher } = referencePrices(config, db, clocks.base, opts.logger);
-  const rateLimiter = await createRateLimiter(config.rateLimit, database.pool);
+  const buckets = bucketStoreOf(database.pool, config.redisUrl === null ? null : await connectRedis(config.redisUrl, opts.logger));
+  const rateLimiter = createRateLimiter(config.rateLimit, buckets);
 
   const customers = new CustomerService({ db, clock: clocks.base });
   // The registry is filled below, once the rails are built (they apply outcomes through the payments
   // service); intents ask it which methods can be offered.
   const rails = new RailRegistry();
-  // New intents are group-committed, one group commit per process. While groups commit the next one fills
-  // and the event loop keeps serving. SQLite's one writing thread runs one group while the next waits in
-  // its queue, so two at once keep it busy; on PostgreSQL each group holds a pooled connection for its
-  // round trips, so up to half the pool commits at once (the rest serve reads and the workers).
-  const groupsAtOnce = database.engine === 'postgres' ? Math.max(2, Math.floor(config.dbPoolSize / 2)) : 2;
-  const creations = new GroupCommit(db, creationBatch, { maxGroupSize: 100, maxRunning: groupsAtOnce });
-  const intents = new IntentService({ db, clocks, rates, checkoutUrl, rails, customers, creations });
+  const intents = intentServiceOf(config, database, { clocks, rates, checkoutUrl, rails, customers });
   const links = new LinkService({
     db,
     clocks,
     intents,
     linkUrl: linkUrlFor(origins),
-    mintLimiter: createWindowLimiter({ points: LINK_MINTS_PER_MINUTE, durationS: 60, prefix: 'link-mint' }, database.pool),
+    mintLimiter: createWindowLimiter({ points: LINK_MINTS_PER_MINUTE, durationS: 60, prefix: 'link-mint' }, buckets),
   });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));
@@ -94,13 +90,13 @@ export async function buildServices(
   if (paypal) rails.register('live', paypal);
   const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
-  const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
-  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
+  const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundAfterMs(config), logger: opts.logger });
   paystackWebhooks?.refundsTo(refundDecisions);
   paypalWebhooks?.refundsTo(refundDecisions);
   mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
+  const areas = signedInAreas(config, payments, database, clocks, rails, buckets, { mpesa, rates, logger: opts.logger });
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts, payerTopups: areas.payerMpesaTopups });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -133,15 +129,36 @@ export async function buildServices(
     paypalWebhooks,
     chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
-    ...signedInAreas(config, payments, database, clocks, rails),
+    ...areas,
     secrets: opts.secrets,
     runTimeJobs,
     sandbox: new SandboxService({ db, clocks, intents, rails, runTimeJobs }),
     async close() {
       rails.close();
       await book?.close();
+      if (buckets.kind === 'redis' && buckets.client.isOpen) await buckets.client.close();
     },
   };
+}
+
+/** When a pending provider refund is first asked about: the first configured provider rail's question delay. */
+const refundAfterMs = (config: Config) =>
+  (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
+
+/**
+ * New intents are group-committed, one group commit per process. While groups commit the next one fills
+ * and the event loop keeps serving. SQLite's one writing thread runs one group while the next waits in its
+ * queue, so two at once keep it busy; on PostgreSQL each group holds a pooled connection for its round
+ * trips, so up to half the pool commits at once (the rest serve reads and the workers).
+ */
+function intentServiceOf(
+  config: Config,
+  database: Database,
+  deps: Omit<ConstructorParameters<typeof IntentService>[0], 'db' | 'creations'>,
+): IntentService {
+  const groupsAtOnce = database.engine === 'postgres' ? Math.max(2, Math.floor(config.dbPoolSize / 2)) : 2;
+  const creations = new GroupCommit(database.db, creationBatch, { maxGroupSize: 100, maxRunning: groupsAtOnce });
+  return new IntentService({ db: database.db, creations, ...deps });
 }
 
 /**
@@ -162,19 +179,53 @@ function referencePrices(
 /**
  * The signed-in areas: the merchant console's users and sign-in budget per address, and payer accounts
  * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
- * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC).
+ * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC, and M-Pesa
+ * top-ups when the M-Pesa rail is configured).
  */
-function signedInAreas(config: Config, payments: PaymentService, database: Database, clocks: MerchantClocks, rails: RailRegistry) {
+function signedInAreas(
+  config: Config,
+  payments: PaymentService,
+  database: Database,
+  clocks: MerchantClocks,
+  rails: RailRegistry,
+  buckets: BucketStore,
+  topupsVia: { mpesa: MpesaRail | null; rates: RateProvider; logger: Logger },
+) {
   const db = database.db;
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
   if (config.payerAccounts) rails.register('live', new BalanceRail(payments, { db, clocks, auth: payerAuth }));
   return {
     console: new ConsoleAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost }),
-    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, database.pool),
+    consoleLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'console-login' }, buckets),
     payerAuth,
     payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
-    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, database.pool),
+    walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, buckets),
+    payerMpesaTopups: payerTopupsOf(config, topupsVia.mpesa, payerAuth, db, clocks, topupsVia.rates, topupsVia.logger),
   };
+}
+
+/** Payers' M-Pesa top-ups, through the M-Pesa rail's Daraja client, when both it and live payer accounts are on. */
+function payerTopupsOf(
+  config: Config,
+  mpesa: MpesaRail | null,
+  auth: PayerAuth,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  rates: RateProvider,
+  logger: Logger,
+): PayerMpesaTopups | null {
+  if (!mpesa || !config.mpesa || !config.payerAccounts) return null;
+  const { callbackOrigin, queryAfterS } = config.mpesa;
+  return new PayerMpesaTopups({
+    db,
+    clock: clocks.base,
+    rates,
+    client: mpesa.daraja,
+    auth,
+    callbackOrigin,
+    queryAfterMs: queryAfterS * 1000,
+    logger,
+  });
 }
 
 /** The live M-Pesa rail, through Daraja. */

@@ -7,7 +7,7 @@
 // Runs on SQLite and PostgreSQL.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPaystackPeer, type PaystackPeer } from '../peers/paystack/peer.js';
-import { runCli } from '../src/cli/program.js';
+import { runCliIn } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { freePorts } from './helpers/server-process.js';
@@ -39,21 +39,8 @@ describe(`refunds of live card payments through Paystack (${ENGINE})`, () => {
 
   const live = (method: string, path: string, body?: unknown) =>
     s.call('live', method, path, { key: s.merchant.keys.live_secret!, ...(body === undefined ? {} : { body }) });
-  async function cli(...argv: string[]): Promise<{ code: number; json: any; out: string }> {
-    let out = '';
-    const code = await runCli([...argv, '--json'], {
-      out: (x) => void (out += x),
-      err: (x) => void (out += x),
-      env: { ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) },
-    });
-    let json: any;
-    try {
-      json = JSON.parse(out);
-    } catch {
-      json = undefined;
-    }
-    return { code, json, out };
-  }
+  const cli = (...argv: string[]) =>
+    runCliIn({ ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) }, [...argv, '--json']);
   /** A live KES intent paid by card through the peer; answers the intent and Paystack's transaction. */
   async function paidByCard(amount = '300.00') {
     const pi = (await live('POST', '/payment-intents', { amount, currency: 'KES' })).json;

@@ -93,6 +93,8 @@ describe(`first start of the server process (${ENGINE})`, () => {
       expect(customers.status, JSON.stringify(customers.json)).toBe(200);
       expect(customers.json).toMatchObject({ object: 'list', data: [], has_more: false });
 
+      // The banner names the payout senders: none on a first start without chain keys.
+      expect(p.stdout()).toContain('Payouts:        no payout sender (set COWRIE_CHAIN_<NETWORK>_PAYOUT_KEY); payouts wait for one');
       // Beside the key: the console's URL, the demo owner's email and a generated password, which signs in.
       expect(p.stdout()).toContain(`console:               http://localhost:${p.sandboxPort}/console`);
       expect(p.stdout()).toContain('console owner:         owner@demo.cowrie.local');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
 import { ENGINE } from './helpers/harness.js';
 import { serverAcrossKills } from './helpers/rail-crash.js';
-import { MPESA_TEST_CREDENTIALS, mpesaEnv } from './helpers/mpesa.js';
+import { MPESA_TEST_CREDENTIALS, mpesaEnv, postStkSuccess } from './helpers/mpesa.js';
 import { waitFor } from './helpers/wait.js';
 
 describe(`live M-Pesa across kill -9 (${ENGINE})`, () => {
@@ -93,28 +93,8 @@ describe(`live M-Pesa across kill -9 (${ENGINE})`, () => {
     const { id, paying } = await startPayment('0712000004');
     expect(((await ((await paying) as Response).json()) as { state: string }).state).toBe('pending');
     const push = peer.pushes.at(-1)!;
-    const forged = await fetch(String(push.body['CallBackURL']), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        Body: {
-          stkCallback: {
-            MerchantRequestID: push.merchantRequestId,
-            CheckoutRequestID: push.checkoutRequestId,
-            ResultCode: 0,
-            ResultDesc: 'The service request is processed successfully.',
-            CallbackMetadata: {
-              Item: [
-                { Name: 'Amount', Value: 250 },
-                { Name: 'MpesaReceiptNumber', Value: 'FAKE123456' },
-                { Name: 'PhoneNumber', Value: 254712000004 },
-              ],
-            },
-          },
-        },
-      }),
-    });
-    expect(forged.status).toBe(200);
+    const forged = await postStkSuccess(push, { amount: 250, receipt: 'FAKE123456' });
+    expect(forged).toBe(200);
     const row = await waitFor(
       'the attempt failed as Daraja says',
       () => intent(id),

@@ -9,7 +9,7 @@
 // stay `requested` and say why. Runs on SQLite and PostgreSQL.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDarajaPeer, type DarajaPeer } from '../peers/daraja/peer.js';
-import { runCli } from '../src/cli/program.js';
+import { runCliIn } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { openCheckout, pay, waitForStatus } from './helpers/checkout.js';
 import { spawn } from 'node:child_process';
@@ -47,21 +47,8 @@ describe(`refunds of live M-Pesa payments as Daraja reversals (${ENGINE})`, () =
   function live_(method: string, path: string, body?: unknown) {
     return s.call('live', method, path, { key: s.merchant.keys.live_secret!, ...(body === undefined ? {} : { body }) });
   }
-  async function cli(...argv: string[]): Promise<{ code: number; json: any; out: string }> {
-    let out = '';
-    const code = await runCli([...argv, '--json'], {
-      out: (x) => void (out += x),
-      err: (x) => void (out += x),
-      env: { ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) },
-    });
-    let json: any;
-    try {
-      json = JSON.parse(out);
-    } catch {
-      json = undefined;
-    }
-    return { code, json, out };
-  }
+  const cli = (...argv: string[]) =>
+    runCliIn({ ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) }, [...argv, '--json']);
   /** A live KES intent paid through the peer's STK push; answers the intent and its receipt. */
   async function paidByMpesa(amount = '250.40') {
     const pi = (await live_('POST', '/payment-intents', { amount, currency: 'KES' })).json;

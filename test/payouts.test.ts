@@ -5,7 +5,7 @@
 // requests of one merchant never overdrawing, and `cowrie payouts approve|cancel|list`.
 import { Cowrie, InvalidRequestError, type Payout } from '@cowrie/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
+import { runCliIn } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import { advanceClock, applyLive, expectLedgerInvariant, newIntent, paidSandboxIntent } from './helpers/ledger-invariant.js';
@@ -61,18 +61,14 @@ describe(`payouts (${ENGINE})`, () => {
   const payout = (key: string, body: object, opts: { env?: 'test' | 'live'; headers?: Record<string, string> } = {}) =>
     s.call(opts.env ?? 'test', 'POST', '/payouts', { key, body, ...(opts.headers ? { headers: opts.headers } : {}) });
 
-  async function cli(...argv: string[]): Promise<{ code: number; out: string }> {
-    let out = '';
-    const code = await runCli(argv, {
-      out: (x) => void (out += x),
-      err: (x) => void (out += x),
-      env: {
+  const cli = (...argv: string[]) =>
+    runCliIn(
+      {
         COWRIE_DATABASE_URL: s.config.databaseUrl,
         ...(ENGINE === 'postgres' ? { COWRIE_SECRETS_KEY: s.config.secretsKeys[0]!.toString('base64') } : {}),
       },
-    });
-    return { code, out };
-  }
+      argv,
+    );
 
   it('a sandbox payout: 201 sent at once with a simulated hash, the amount held, paid 30 s of sandbox time later, events in the feed', async () => {
     const m = await funded();

@@ -7,7 +7,7 @@
 // it won (RESOLVED_SELLER_FAVOUR) or lost (RESOLVED_BUYER_FAVOUR). Runs on SQLite and PostgreSQL.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPaypalPeer, type PaypalPeer } from '../peers/paypal/peer.js';
-import { runCli } from '../src/cli/program.js';
+import { runCliIn } from './helpers/cli.js';
 import { Decimal } from '../src/shared/money.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { eventTypes, openCheckout, pay } from './helpers/checkout.js';
@@ -45,21 +45,8 @@ describe(`refunds and disputes of live PayPal payments (${ENGINE})`, () => {
     s.call('live', method, path, { key: s.merchant.keys.live_secret!, ...(body === undefined ? {} : { body }) });
   const intentOf = async (id: string) => (await live('GET', `/payment-intents/${id}`)).json;
   const refundOf = async (id: string) => (await live('GET', `/refunds/${id}`)).json;
-  async function cli(...argv: string[]): Promise<{ code: number; json: any; out: string }> {
-    let out = '';
-    const code = await runCli([...argv, '--json'], {
-      out: (x) => void (out += x),
-      err: (x) => void (out += x),
-      env: { ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) },
-    });
-    let json: any;
-    try {
-      json = JSON.parse(out);
-    } catch {
-      json = undefined;
-    }
-    return { code, json, out };
-  }
+  const cli = (...argv: string[]) =>
+    runCliIn({ ...env, COWRIE_DATABASE_URL: s.config.databaseUrl, COWRIE_LIVE_PORT: String(livePort) }, [...argv, '--json']);
   /** A live USD intent paid with PayPal through the peer; answers the intent and the capture's id. */
   async function paidByPaypal(): Promise<{ pi: any; captureId: string }> {
     const pi = (await live('POST', '/payment-intents', { amount: '60.00', currency: 'USD' })).json;

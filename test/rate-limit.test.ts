@@ -1,7 +1,10 @@
 // Per-key rate limits: the budget, the 429 and its headers, independence of keys and environments, the reset,
-// and — on PostgreSQL — one budget shared by several server processes.
+// and — on PostgreSQL — one budget shared by several server processes, kept in PostgreSQL and, when
+// COWRIE_TEST_REDIS_URL names a Redis server (CI sets it), in Redis (COWRIE_REDIS_URL).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, ENGINE, startTestServer, type ApiResponse, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { openDatabase, type Database } from '../src/db/database.js';
@@ -152,176 +155,208 @@ describe(`rate limits (${ENGINE})`, () => {
 });
 
 // When several server processes share a database, the limit holds across all of them.
-describe.skipIf(ENGINE !== 'postgres')('rate limit shared by two server processes on one PostgreSQL', () => {
-  const LIMIT = 10;
-  let database: TestDatabase | null = null;
-  let db: Database | null = null;
-  let merchant: CreatedMerchant;
-  const procs: Array<{ child: ChildProcess; base: string; output: string[] }> = [];
+const REDIS_URL = process.env['COWRIE_TEST_REDIS_URL'];
+const SHARED_STORES: Array<{ store: string; env: Record<string, string>; skip: boolean }> = [
+  { store: 'PostgreSQL', env: {}, skip: false },
+  { store: 'Redis', env: REDIS_URL ? { COWRIE_REDIS_URL: REDIS_URL } : {}, skip: !REDIS_URL },
+];
+if (ENGINE === 'postgres' && !REDIS_URL)
+  process.stdout.write('rate-limit.test.ts: the Redis store SKIPPED (set COWRIE_TEST_REDIS_URL=redis://…)\n');
 
-  async function spawnServer(url: string): Promise<{ child: ChildProcess; base: string; output: string[] }> {
-    const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...TEST_SERVER_ENV,
-        COWRIE_DATABASE_URL: url,
-        COWRIE_HOST: '127.0.0.1',
-        // Port 0: each listener takes a free port of its own, read back from the 'listening' log lines.
-        COWRIE_LIVE_PORT: '0',
-        COWRIE_SANDBOX_PORT: '0',
-        COWRIE_RATE_LIMIT_TEST: String(LIMIT),
-        COWRIE_RATE_LIMIT_LIVE: String(LIMIT),
-        COWRIE_LOG_LEVEL: 'info',
-        // Two processes on one machine: each would take the default metrics port.
-        COWRIE_METRICS_PORT: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output: string[] = [];
-    const proc = { child, base: '', output };
-    procs.push(proc);
-    const port = await new Promise<number>((resolve, reject) => {
-      let buffered = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${output.join('')}`)), 30_000);
-      child.stderr!.on('data', (d: Buffer) => output.push(String(d)));
-      child.stdout!.on('data', (d: Buffer) => {
-        const text = String(d);
-        output.push(text);
-        buffered += text;
-        let nl: number;
-        while ((nl = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, nl);
-          buffered = buffered.slice(nl + 1);
-          try {
-            const entry = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
-            if (entry.msg === 'listening' && entry.environment === 'test' && typeof entry.port === 'number') {
-              clearTimeout(timer);
-              resolve(entry.port);
+describe.skipIf(ENGINE !== 'postgres').each(SHARED_STORES.filter((s) => !s.skip))(
+  'rate limit shared by two server processes on one PostgreSQL, buckets in $store',
+  ({ store, env: storeEnv }) => {
+    const LIMIT = 10;
+    let database: TestDatabase | null = null;
+    let db: Database | null = null;
+    let merchant: CreatedMerchant;
+    const procs: Array<{ child: ChildProcess; base: string; output: string[] }> = [];
+
+    async function spawnServer(url: string): Promise<{ child: ChildProcess; base: string; output: string[] }> {
+      const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ...TEST_SERVER_ENV,
+          COWRIE_DATABASE_URL: url,
+          COWRIE_HOST: '127.0.0.1',
+          // Port 0: each listener takes a free port of its own, read back from the 'listening' log lines.
+          COWRIE_LIVE_PORT: '0',
+          COWRIE_SANDBOX_PORT: '0',
+          COWRIE_RATE_LIMIT_TEST: String(LIMIT),
+          COWRIE_RATE_LIMIT_LIVE: String(LIMIT),
+          COWRIE_LOG_LEVEL: 'info',
+          // Two processes on one machine: each would take the default metrics port.
+          COWRIE_METRICS_PORT: '0',
+          ...storeEnv,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output: string[] = [];
+      const proc = { child, base: '', output };
+      procs.push(proc);
+      const port = await new Promise<number>((resolve, reject) => {
+        let buffered = '';
+        const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${output.join('')}`)), 30_000);
+        child.stderr!.on('data', (d: Buffer) => output.push(String(d)));
+        child.stdout!.on('data', (d: Buffer) => {
+          const text = String(d);
+          output.push(text);
+          buffered += text;
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, nl);
+            buffered = buffered.slice(nl + 1);
+            try {
+              const entry = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
+              if (entry.msg === 'listening' && entry.environment === 'test' && typeof entry.port === 'number') {
+                clearTimeout(timer);
+                resolve(entry.port);
+              }
+            } catch {
+              // not a log line
             }
-          } catch {
-            // not a log line
           }
-        }
+        });
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`server exited with ${code}:\n${output.join('')}`));
+        });
       });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`server exited with ${code}:\n${output.join('')}`));
+      proc.base = `http://127.0.0.1:${port}`;
+      // Answers? (A public route: it spends no key's budget.)
+      await waitFor(
+        `the server at ${proc.base} to answer`,
+        () =>
+          fetch(`${proc.base}/v1/openapi.json`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        Boolean,
+        { timeoutMs: 10_000, intervalMs: 100 },
+      ).catch((err: unknown) => {
+        throw new Error(`${(err as Error).message}\n${output.join('')}`);
       });
+      return proc;
+    }
+
+    async function verify(proc: { base: string }, key: string) {
+      const r = await fetch(`${proc.base}/v1/auth/verify`, { headers: { authorization: `Bearer ${key}` } });
+      const text = await r.text();
+      return { status: r.status, headers: r.headers, text, json: JSON.parse(text) as any } satisfies ApiResponse;
+    }
+
+    const freshKey = async () =>
+      (await createKey(db!.db, systemClock, { merchantId: merchant.merchant.id, environment: 'test', type: 'secret' })).key;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      db = openDatabase(database.url);
+      await migrateToLatest(db);
+      merchant = await createMerchant(db.db, systemClock, { name: 'Shared-limit merchant' });
+      await Promise.all([spawnServer(database.url), spawnServer(database.url)]);
+      // Warm both processes up (module loading, first database connections) with a key of its own.
+      for (const proc of procs) for (let i = 0; i < 3; i++) expect((await verify(proc, merchant.keys.test_secret)).status).toBe(200);
     });
-    proc.base = `http://127.0.0.1:${port}`;
-    // Answers? (A public route: it spends no key's budget.)
-    await waitFor(
-      `the server at ${proc.base} to answer`,
-      () =>
-        fetch(`${proc.base}/v1/openapi.json`).then(
-          (r) => r.ok,
-          () => false,
+
+    afterAll(async () => {
+      await Promise.all(
+        procs.map(
+          ({ child }) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+              child.once('exit', () => {
+                clearTimeout(kill);
+                resolve();
+              });
+              child.kill('SIGTERM');
+            }),
         ),
-      Boolean,
-      { timeoutMs: 10_000, intervalMs: 100 },
-    ).catch((err: unknown) => {
-      throw new Error(`${(err as Error).message}\n${output.join('')}`);
+      );
+      await db?.close();
+      await database?.drop();
     });
-    return proc;
-  }
 
-  async function verify(proc: { base: string }, key: string) {
-    const r = await fetch(`${proc.base}/v1/auth/verify`, { headers: { authorization: `Bearer ${key}` } });
-    const text = await r.text();
-    return { status: r.status, headers: r.headers, text, json: JSON.parse(text) as any } satisfies ApiResponse;
-  }
-
-  const freshKey = async () =>
-    (await createKey(db!.db, systemClock, { merchantId: merchant.merchant.id, environment: 'test', type: 'secret' })).key;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = openDatabase(database.url);
-    await migrateToLatest(db);
-    merchant = await createMerchant(db.db, systemClock, { name: 'Shared-limit merchant' });
-    await Promise.all([spawnServer(database.url), spawnServer(database.url)]);
-    // Warm both processes up (module loading, first database connections) with a key of its own.
-    for (const proc of procs) for (let i = 0; i < 3; i++) expect((await verify(proc, merchant.keys.test_secret)).status).toBe(200);
-  });
-
-  afterAll(async () => {
-    await Promise.all(
-      procs.map(
-        ({ child }) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await db?.close();
-    await database?.drop();
-  });
-
-  it('two processes are running on distinct ports', () => {
-    expect(procs.length).toBe(2);
-    expect(procs[0]!.base).not.toBe(procs[1]!.base);
-  });
-
-  it('requests alternating between the processes share one budget', async () => {
-    const [a, b] = [procs[0]!, procs[1]!];
-    const results = await withinOneWindow(freshKey, async (key) => {
-      const out: ApiResponse[] = [];
-      for (let i = 0; i < LIMIT + 2; i++) out.push(await verify(i % 2 === 0 ? a : b, key));
-      return out;
+    it('two processes are running on distinct ports', () => {
+      expect(procs.length).toBe(2);
+      expect(procs[0]!.base).not.toBe(procs[1]!.base);
     });
-    // Each process saw only 6 of the 12 requests: limiting on its own it would have let them all through.
-    for (let i = 0; i < LIMIT; i++) expectAllowed(results[i]!, 'test', LIMIT, LIMIT - 1 - i, `#${i + 1} on ${i % 2 ? 'B' : 'A'}`);
-    expectRateLimited(results[LIMIT]!, 'test', LIMIT, 'A over the shared budget');
-    expectRateLimited(results[LIMIT + 1]!, 'test', LIMIT, 'B over the shared budget');
-  });
 
-  it('a burst of 40 concurrent requests split across both processes: one budget of 10, not one per process', async () => {
-    // A fresh key's budget starts with its first request. The burst is judged only when it fits in 800 ms:
-    // then a limiter shared by both processes lets through 10 (plus at most the tokens a continuously
-    // refilling bucket could regain meanwhile, 8 at the very most), while two limiters of their own would
-    // let through 20.
-    let elapsedMs = Infinity;
-    let results: Array<ApiResponse & { proc: number }> = [];
-    for (let attempt = 0; attempt < 8 && elapsedMs >= 800; attempt++) {
-      const key = await freshKey();
-      const started = performance.now();
-      results = await Promise.all(Array.from({ length: 40 }, (_, i) => verify(procs[i % 2]!, key).then((r) => ({ ...r, proc: i % 2 }))));
-      elapsedMs = performance.now() - started;
-    }
-    expect(elapsedMs, 'eight bursts each took 800 ms or more; the machine is too slow to judge').toBeLessThan(800);
-    expect(
-      results.every((r) => r.status === 200 || r.status === 429),
-      results.map((r) => r.status).join(','),
-    ).toBe(true);
-    const ok = results.filter((r) => r.status === 200);
-    const allowance = Math.ceil((LIMIT * elapsedMs) / 1000);
-    expect(ok.length, `${ok.length} successes in ${Math.round(elapsedMs)} ms`).toBeGreaterThanOrEqual(LIMIT);
-    expect(ok.length, `${ok.length} successes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(LIMIT + allowance);
-    expect(LIMIT + allowance).toBeLessThan(2 * LIMIT);
-    for (const proc of [0, 1]) {
-      const limited = results.filter((r) => r.proc === proc && r.status === 429);
-      expect(limited.length, `process ${proc}`).toBeGreaterThan(0);
-      for (const r of limited) expectRateLimited(r, 'test', LIMIT, `process ${proc}`);
-    }
-  });
-
-  it('after the reset both processes serve the key again', async () => {
-    const { key, retryAfter } = await withinOneWindow(freshKey, async (k) => {
-      for (let i = 0; i < LIMIT; i++) expect((await verify(procs[i % 2]!, k)).status).toBe(200);
-      const limited = await verify(procs[0]!, k);
-      expectRateLimited(limited, 'test', LIMIT, 'exhausted');
-      return { key: k, retryAfter: Number(limited.headers.get('retry-after')) };
+    it('requests alternating between the processes share one budget', async () => {
+      const [a, b] = [procs[0]!, procs[1]!];
+      const results = await withinOneWindow(freshKey, async (key) => {
+        const out: ApiResponse[] = [];
+        for (let i = 0; i < LIMIT + 2; i++) out.push(await verify(i % 2 === 0 ? a : b, key));
+        return out;
+      });
+      // Each process saw only 6 of the 12 requests: limiting on its own it would have let them all through.
+      for (let i = 0; i < LIMIT; i++) expectAllowed(results[i]!, 'test', LIMIT, LIMIT - 1 - i, `#${i + 1} on ${i % 2 ? 'B' : 'A'}`);
+      expectRateLimited(results[LIMIT]!, 'test', LIMIT, 'A over the shared budget');
+      expectRateLimited(results[LIMIT + 1]!, 'test', LIMIT, 'B over the shared budget');
     });
-    // The wait under test: a client waits what Retry-After says, in real time (the limiter's own clock).
-    await sleep(retryAfter * 1000 + 50);
-    expectAllowed(await verify(procs[1]!, key), 'test', LIMIT, LIMIT - 1, 'B after the reset');
-    expectAllowed(await verify(procs[0]!, key), 'test', LIMIT, LIMIT - 2, 'A after the reset');
-  });
-});
+
+    it('a burst of 40 concurrent requests split across both processes: one budget of 10, not one per process', async () => {
+      // A fresh key's budget starts with its first request. The burst is judged only when it fits in 800 ms:
+      // then a limiter shared by both processes lets through 10 (plus at most the tokens a continuously
+      // refilling bucket could regain meanwhile, 8 at the very most), while two limiters of their own would
+      // let through 20.
+      let elapsedMs = Infinity;
+      let results: Array<ApiResponse & { proc: number }> = [];
+      for (let attempt = 0; attempt < 8 && elapsedMs >= 800; attempt++) {
+        const key = await freshKey();
+        const started = performance.now();
+        results = await Promise.all(Array.from({ length: 40 }, (_, i) => verify(procs[i % 2]!, key).then((r) => ({ ...r, proc: i % 2 }))));
+        elapsedMs = performance.now() - started;
+      }
+      expect(elapsedMs, 'eight bursts each took 800 ms or more; the machine is too slow to judge').toBeLessThan(800);
+      expect(
+        results.every((r) => r.status === 200 || r.status === 429),
+        results.map((r) => r.status).join(','),
+      ).toBe(true);
+      const ok = results.filter((r) => r.status === 200);
+      const allowance = Math.ceil((LIMIT * elapsedMs) / 1000);
+      expect(ok.length, `${ok.length} successes in ${Math.round(elapsedMs)} ms`).toBeGreaterThanOrEqual(LIMIT);
+      expect(ok.length, `${ok.length} successes in ${Math.round(elapsedMs)} ms`).toBeLessThanOrEqual(LIMIT + allowance);
+      expect(LIMIT + allowance).toBeLessThan(2 * LIMIT);
+      for (const proc of [0, 1]) {
+        const limited = results.filter((r) => r.proc === proc && r.status === 429);
+        expect(limited.length, `process ${proc}`).toBeGreaterThan(0);
+        for (const r of limited) expectRateLimited(r, 'test', LIMIT, `process ${proc}`);
+      }
+    });
+
+    it.runIf(store === 'Redis')('the buckets are in Redis, not in the database', async () => {
+      const redis = createClient({ url: REDIS_URL! });
+      await redis.connect();
+      try {
+        const before = new Set(await redis.keys('cowrie:test:*'));
+        const key = await freshKey();
+        expect((await verify(procs[0]!, key)).status).toBe(200);
+        const added = (await redis.keys('cowrie:test:*')).filter((k) => !before.has(k));
+        expect(added.length, 'one new bucket in Redis').toBe(1);
+        const rows = await sql<{
+          n: number;
+        }>`select count(*)::int as n from rate_limit_buckets where key like ${`%${added[0]!.slice('cowrie:test:'.length)}`}`.execute(
+          db!.db,
+        );
+        expect(rows.rows[0]!.n, 'no bucket of that key in PostgreSQL').toBe(0);
+      } finally {
+        await redis.close();
+      }
+    });
+
+    it('after the reset both processes serve the key again', async () => {
+      const { key, retryAfter } = await withinOneWindow(freshKey, async (k) => {
+        for (let i = 0; i < LIMIT; i++) expect((await verify(procs[i % 2]!, k)).status).toBe(200);
+        const limited = await verify(procs[0]!, k);
+        expectRateLimited(limited, 'test', LIMIT, 'exhausted');
+        return { key: k, retryAfter: Number(limited.headers.get('retry-after')) };
+      });
+      // The wait under test: a client waits what Retry-After says, in real time (the limiter's own clock).
+      await sleep(retryAfter * 1000 + 50);
+      expectAllowed(await verify(procs[1]!, key), 'test', LIMIT, LIMIT - 1, 'B after the reset');
+      expectAllowed(await verify(procs[0]!, key), 'test', LIMIT, LIMIT - 2, 'A after the reset');
+    });
+  },
+);

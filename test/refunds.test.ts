@@ -2,7 +2,7 @@
 // at most one refund per payment under concurrency, windows on the sandbox clock, live provider-rail refunds
 // and the operator's review, events and ledger.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/program.js';
+import { runCliIn } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
 import {
@@ -54,15 +54,7 @@ describe(`refunds (${ENGINE})`, () => {
     return Number((await q.executeTakeFirstOrThrow()).n);
   }
 
-  async function cli(...argv: string[]): Promise<{ code: number; out: string }> {
-    let out = '';
-    const code = await runCli(argv, {
-      out: (x) => void (out += x),
-      err: (x) => void (out += x),
-      env: { COWRIE_DATABASE_URL: s.config.databaseUrl },
-    });
-    return { code, out };
-  }
+  const cli = (...argv: string[]) => runCliIn({ COWRIE_DATABASE_URL: s.config.databaseUrl }, argv);
 
   const refund = (body: object, key = s.merchant.keys.test_secret, env: 'test' | 'live' = 'test') =>
     s.call(env, 'POST', '/refunds', { key, body });

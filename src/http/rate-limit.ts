@@ -1,9 +1,17 @@
 // Per-key request budgets through rate-limiter-flexible. Each key has a bucket of N tokens (100 live,
-// 25 sandbox by default) refilled every second. With PostgreSQL the buckets live in the database, so the
-// limit holds across every server process sharing it (each process leasing tokens from it ahead of need:
-// rate-limit-leases.ts); with SQLite (one process) they live in memory.
+// 25 sandbox by default) refilled every second. The buckets live in a shared store, so that the limit holds
+// across every server process sharing it (each process leasing tokens from it ahead of need:
+// rate-limit-leases.ts): Redis when COWRIE_REDIS_URL is set, else PostgreSQL when that is the database;
+// with SQLite and no Redis (one process) they live in memory.
 import type pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { RedisClientType } from 'redis';
 import type { Environment } from '../shared/scope.js';
 import { leasedLimiter, type RateDecision } from './rate-limit-leases.js';
 
@@ -13,20 +21,44 @@ export interface RateLimiter {
   consume(environment: Environment, keyId: string): Promise<RateDecision>;
 }
 
-function postgresLimiter(pool: pg.Pool, points: number, prefix: string, duration = 1): RateLimiterAbstract {
-  return new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limit_buckets',
-    // Created by migration 0006: two processes starting at once would race on the limiter's own CREATE.
-    tableCreated: true,
-    keyPrefix: prefix,
-    points,
-    duration,
-    clearExpiredByTimeout: true,
-    // If the database cannot answer, each process keeps limiting on its own rather than failing open.
-    insuranceLimiter: new RateLimiterMemory({ points, duration, keyPrefix: prefix }),
-  });
+/** Where the buckets are kept: one process's memory, or a store every process shares. */
+export type BucketStore = { kind: 'memory' } | { kind: 'postgres'; pool: pg.Pool } | { kind: 'redis'; client: RedisClientType };
+
+/** The store of a deployment: Redis when configured, else PostgreSQL when that is the database, else memory. */
+export function bucketStoreOf(pool: pg.Pool | null, redis: RedisClientType | null): BucketStore {
+  if (redis) return { kind: 'redis', client: redis };
+  return pool ? { kind: 'postgres', pool } : { kind: 'memory' };
+}
+
+function limiterIn(store: BucketStore, points: number, prefix: string, duration = 1): RateLimiterAbstract {
+  // If a shared store cannot answer, each process keeps limiting on its own rather than failing open.
+  const insuranceLimiter = new RateLimiterMemory({ points, duration, keyPrefix: prefix });
+  switch (store.kind) {
+    case 'memory':
+      return insuranceLimiter;
+    case 'postgres':
+      return new RateLimiterPostgres({
+        storeClient: store.pool,
+        storeType: 'pool',
+        tableName: 'rate_limit_buckets',
+        // Created by migration 0006: two processes starting at once would race on the limiter's own CREATE.
+        tableCreated: true,
+        keyPrefix: prefix,
+        points,
+        duration,
+        clearExpiredByTimeout: true,
+        insuranceLimiter,
+      });
+    case 'redis':
+      return new RateLimiterRedis({
+        storeClient: store.client,
+        useRedisPackage: true,
+        keyPrefix: `cowrie:${prefix}`,
+        points,
+        duration,
+        insuranceLimiter,
+      });
+  }
 }
 
 /**
@@ -47,19 +79,17 @@ async function consumeMany(limiter: RateLimiterAbstract, limit: number, keyId: s
   return decisionsOf(limit, await consumePoints(limiter, keyId, count), count);
 }
 
-export async function createRateLimiter(limits: { live: number; test: number }, pool: pg.Pool | null): Promise<RateLimiter> {
-  const make = (points: number, prefix: string) =>
-    pool ? postgresLimiter(pool, points, prefix) : new RateLimiterMemory({ points, duration: 1, keyPrefix: prefix });
+export function createRateLimiter(limits: { live: number; test: number }, store: BucketStore): RateLimiter {
   const byEnv: Record<Environment, RateLimiterAbstract> = {
-    live: make(limits.live, 'live'),
-    test: make(limits.test, 'test'),
+    live: limiterIn(store, limits.live, 'live'),
+    test: limiterIn(store, limits.test, 'test'),
   };
-  if (!pool) {
+  if (store.kind === 'memory') {
     return {
       consume: async (environment, keyId) => (await consumeMany(byEnv[environment], limits[environment], keyId, 1))[0]!,
     };
   }
-  // In the database every consume is a round trip: each process leases tokens ahead of need and spends
+  // In a shared store every consume is a round trip: each process leases tokens ahead of need and spends
   // them locally (rate-limit-leases.ts says how, and what it bounds).
   const consume = leasedLimiter(
     (key) => limits[key.startsWith('live:') ? 'live' : 'test'],
@@ -87,10 +117,8 @@ export interface WindowLimiter {
   consume(key: string): Promise<RateDecision>;
 }
 
-/** Shared by every process on PostgreSQL (the same table as the API's buckets), in memory on SQLite. */
-export function createWindowLimiter(opts: { points: number; durationS: number; prefix: string }, pool: pg.Pool | null): WindowLimiter {
-  const limiter = pool
-    ? postgresLimiter(pool, opts.points, opts.prefix, opts.durationS)
-    : new RateLimiterMemory({ points: opts.points, duration: opts.durationS, keyPrefix: opts.prefix });
+/** Kept where the API's buckets are: shared by every process in Redis or PostgreSQL, else in memory. */
+export function createWindowLimiter(opts: { points: number; durationS: number; prefix: string }, store: BucketStore): WindowLimiter {
+  const limiter = limiterIn(store, opts.points, opts.prefix, opts.durationS);
   return { consume: async (key) => (await consumeMany(limiter, opts.points, key, 1))[0]! };
 }

@@ -23,10 +23,13 @@ export function timeJobs(deps: {
   rails?: RailRegistry;
   refunds?: Pick<RefundDecisions, 'askDue'>;
   payouts?: Pick<PayoutService, 'payDueSandboxPayouts'>;
+  /** Payers' M-Pesa top-ups waiting for Daraja's answer. */
+  payerTopups?: { askDue(): Promise<number> } | null;
 }): RunTimeJobs {
   return async (scope = {}) => {
     // Rail questions first: an answer that came due may pay an intent that would otherwise expire.
     if (deps.rails) await askDueRailPayments(deps.db, deps.rails, deps.clocks.base.nowMs());
+    await deps.payerTopups?.askDue();
     await deps.refunds?.askDue();
     await deps.intents.expireOverdue(scope);
     await matureDueSettlements(deps.db, deps.clocks, scope);

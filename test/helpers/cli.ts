@@ -57,6 +57,26 @@ export const HOUR = 3_600_000;
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export const at = (ms: number): Clock => ({ nowMs: () => ms, now: () => new Date(ms) });
 
+/**
+ * The command line run in-process with `env` (read when it runs): what it printed on stdout and stderr as
+ * one text, and that text's JSON when it is one JSON document (commands run with `--json`).
+ */
+export async function runCliIn(env: Record<string, string>, argv: string[]): Promise<{ code: number; json: any; out: string }> {
+  let out = '';
+  const code = await runCli(argv, {
+    out: (x) => void (out += x),
+    err: (x) => void (out += x),
+    env,
+  });
+  let json: any;
+  try {
+    json = JSON.parse(out);
+  } catch {
+    json = undefined;
+  }
+  return { code, json, out };
+}
+
 /** The command line run in-process against one database; every key it prints is added to `printedKeys`. */
 export function cliRunner(database: () => TestDatabase, printedKeys: string[]) {
   async function cli(...argv: string[]): Promise<CliResult> {

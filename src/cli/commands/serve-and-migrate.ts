@@ -2,6 +2,7 @@
 import cluster from 'node:cluster';
 import { Option, type Command } from 'commander';
 import { liveMethodsOf, loadConfig, type Config } from '../../config.js';
+import { Decimal } from '../../shared/money.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { serve } from '../serve.js';
@@ -59,12 +60,24 @@ async function runServe(cli: CliSession, opts: JsonOpt & { role?: string; proces
             `  Docs:           ${urls.docs}`,
             `  Console:        ${urls.console}`,
             `  Live methods:   ${liveMethodsOf(r.config).join(', ') || 'none configured (see the README: live payment rails)'}`,
+            `  Payouts:        ${payoutSendersOf(r.config)}`,
             '',
           ].join('\n') + '\n',
         );
       }
     },
   });
+}
+
+/** The networks whose payout sender is configured (a hot wallet key), and what goes out without approval. */
+function payoutSendersOf(config: Config): string {
+  const networks = config.chains.filter((c) => c.payout).map((c) => c.network.toUpperCase());
+  if (networks.length === 0) return 'no payout sender (set COWRIE_CHAIN_<NETWORK>_PAYOUT_KEY); payouts wait for one';
+  const auto = config.payoutAutoApprove;
+  const approval = new Decimal(auto).isZero()
+    ? 'every payout waits for `cowrie payouts approve`'
+    : `payouts up to ${auto} go out without approval`;
+  return `sent from ${networks.join(', ')}; ${approval}`;
 }
 
 /** Where an operator or a developer reaches each part of the running service. */

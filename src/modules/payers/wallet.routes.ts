@@ -24,6 +24,8 @@ import { serveAssets } from '../../http/static-assets.js';
 import { ConsoleError } from '../console/index.js';
 import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.service.js';
 import type { PayerAccounts } from './payers.service.js';
+import type { PayerMpesaTopups } from './mpesa-topups.service.js';
+import { mpesaTopupRoutes } from './mpesa-topup.routes.js';
 import { messagePage, type WalletContext } from './pages/layout.js';
 import { signInPage, signUpPage } from './pages/sign-in-pages.js';
 import { walletHomePage } from './pages/wallet-page.js';
@@ -34,6 +36,8 @@ export interface WalletRouteDeps {
   walletLogins: WindowLimiter;
   /** Live payer accounts on (COWRIE_PAYER_ACCOUNTS); the sandbox wallet is always there. */
   liveOn: boolean;
+  /** M-Pesa top-ups, when the M-Pesa rail is configured (live only). */
+  payerMpesaTopups?: PayerMpesaTopups | null;
 }
 
 const ROUTE = { config: { access: 'public' as const }, schema: { hide: true } };
@@ -175,7 +179,10 @@ async function homePage(
   extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string }; recoveryCodes?: string[] } = {},
 ) {
   const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
-  return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, { ...wallet, ...extra }));
+  const topups = kit.deps.payerMpesaTopups;
+  const mpesaTopups = topups && session.payer.environment === 'live' ? await topups.list(session.payer.id) : undefined;
+  const opts = { ...wallet, ...extra, ...(mpesaTopups ? { mpesaTopups } : {}) };
+  return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, opts));
 }
 
 /** A form of the signed-in wallet: its session (with a new token for the page) when its token is valid, else null after answering. */
@@ -234,5 +241,14 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   app.post('/wallet/logout', ROUTE, (request, reply) => logout(kit, request, reply));
   for (const step of ['start', 'confirm', 'disable'] as const) {
     app.post(`/wallet/totp/${step}`, ROUTE, (request, reply) => totp(kit, request, reply, step));
+  }
+  if (opts.deps.payerMpesaTopups) {
+    mpesaTopupRoutes(app, opts.deps.payerMpesaTopups, {
+      ctx: (request, session) => kit.ctx(request, session),
+      send: (reply, status, html) => kit.send(reply, status, html),
+      session: (request, reply) => kit.session(request, reply),
+      acting: (request, reply) => acting(kit, request, reply),
+      home: (request, reply, session, extra) => homePage(kit, request, reply, session, extra),
+    });
   }
 }

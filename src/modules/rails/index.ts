@@ -5,6 +5,7 @@ export {
   checkCard,
   luhnValid,
   normalizeMpesaPhone,
+  maskPhone,
   WALLET_NETWORKS,
   WALLET_NETWORK_NAMES,
   WALLET_ASSETS,
@@ -13,8 +14,8 @@ export {
 export { sandboxDepositAddress } from './wallet-addresses.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
-export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
-export { DarajaClient } from './mpesa/daraja-client.js';
+export { MpesaRail, type CallbackAnswer, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';
+export { DarajaClient, DarajaError, outcomeOfResultCode, parseStkCallback, type StkCallback } from './mpesa/daraja-client.js';
 export { MpesaReversals } from './mpesa/mpesa-reversals.js';
 export { CardRail, CARD_CURRENCIES, type CardRailOptions, type PaystackApi } from './card/card-rail.js';
 export { PaystackClient } from './card/paystack-client.js';

@@ -5,6 +5,9 @@ import type { Decimal } from '../../../shared/money.js';
 import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
 import { CsrfField, Messages, Money, walletPage, type WalletContext } from './layout.js';
+import type { MpesaTopupView } from '../mpesa-topups.service.js';
+import { MpesaTopupSection } from './mpesa-topup-pages.js';
+import { ScrollTable } from './scroll-table.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -33,6 +36,8 @@ export interface WalletPageOptions {
   totpSetup?: { secret: string; qr: string };
   /** Shown once, just after two-step sign-in was turned on. */
   recoveryCodes?: string[];
+  /** The M-Pesa top-up form and the latest top-ups, when M-Pesa top-ups are on. */
+  mpesaTopups?: MpesaTopupView[];
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -40,32 +45,19 @@ const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').sli
 function Movements({ movements }: { movements: WalletMovement[] }) {
   if (movements.length === 0) return <p>No movements yet.</p>;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Movements">
-      <table>
-        <caption>Every credit and debit, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {movements.map((m) => (
-            <tr>
-              <td>{when(m.created_at)}</td>
-              <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
-              <td>
-                {m.amount.isNegative() ? '-' : '+'}
-                <Money amount={m.amount.abs().toFixed()} unit={m.asset} />
-              </td>
-              <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable label="Movements" caption="Every credit and debit, newest first" columns={['When', 'What', 'Amount', 'Details']}>
+      {movements.map((m) => (
+        <tr>
+          <td>{when(m.created_at)}</td>
+          <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
+          <td>
+            {m.amount.isNegative() ? '-' : '+'}
+            <Money amount={m.amount.abs().toFixed()} unit={m.asset} />
+          </td>
+          <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
@@ -150,6 +142,7 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
         </ul>
         <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p>
       </section>
+      {opts.mpesaTopups ? <MpesaTopupSection session={ctx.session} topups={opts.mpesaTopups} /> : null}
       <section class="card" aria-labelledby="h-movements">
         <h2 id="h-movements">Movements</h2>
         <Movements movements={opts.movements} />

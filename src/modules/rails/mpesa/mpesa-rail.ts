@@ -92,6 +92,11 @@ export class MpesaRail implements PaymentRail {
     }
   }
 
+  /** The Daraja client, for the other users of the same shortcode (payers' M-Pesa top-ups). */
+  get daraja(): DarajaApi {
+    return this.opts.client;
+  }
+
   get reversals(): MpesaReversals | null {
     return this.opts.reversals ?? null;
   }
