@@ -187,7 +187,8 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     await waitForPrice(s, 'USDC', 'KES', before);
     // The wallet page lists the credit among the movements and the top-up as credited.
     const home = await client.request('GET', '/wallet');
-    expect(home.html).toContain(`+${locked} USDC`);
+    expect(home.html).toContain(`<td>+USDC ${locked}</td>`); // the top-up, in the one money format
+    expect(home.html).toContain(`<td>+<span class="money">USDC ${locked}</span></td>`); // its movement
     expect(home.html).toContain(id!);
     await expectPayerLedgerBalanced();
   });
