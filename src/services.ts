@@ -12,7 +12,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { BalanceRail, PayerAccounts, PayerAuth } from './modules/payers/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth, PayerChainTopups } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -92,7 +92,7 @@ export async function buildServices(
   if (card) rails.register('live', card);
   const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
   if (paypal) rails.register('live', paypal);
-  const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
+  const { refundsTo, ...chains } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundQueryAfterMs = (config.card?.queryAfterS ?? config.paypal?.queryAfterS ?? config.mpesa?.queryAfterS ?? 60) * 1000;
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundQueryAfterMs, logger: opts.logger });
@@ -100,7 +100,7 @@ export async function buildServices(
   paypalWebhooks?.refundsTo(refundDecisions);
   mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts });
+  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts: chains.payouts });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -119,8 +119,7 @@ export async function buildServices(
     links,
     refunds,
     refundDecisions,
-    payouts,
-    payoutSenders,
+    ...chains,
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
@@ -131,7 +130,6 @@ export async function buildServices(
     paystackWebhooks,
     paypal,
     paypalWebhooks,
-    chainWatchers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     ...signedInAreas(config, payments, database, clocks, rails),
     secrets: opts.secrets,
@@ -243,12 +241,26 @@ async function liveChains(
   refundSender?: ChainRefundSender,
 ) {
   const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
-  const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger }));
-  if (sources.length === 0) return { chainWatchers, chainRail: null };
+  // Payers' top-ups take their exact amounts on the same addresses; the same watchers credit them.
+  const payerTopups = new PayerChainTopups({
+    db,
+    clock: clocks.base,
+    networks: new Map(
+      sources.map((source, i) => [config.chains[i]!.network, { address: source.address, tokens: config.chains[i]!.tokens }]),
+    ),
+  });
+  const chainWatchers = sources.map(
+    (source) => new ChainWatcher({ db, payments, source, clock: clocks.base, topups: payerTopups, logger }),
+  );
+  if (sources.length === 0) return { chainWatchers, chainRail: null, payerTopups };
   const networks = new Map<WalletNetwork, ChainRailNetwork>(
     sources.map((source, i) => [config.chains[i]!.network, railNetworkOf(source, config.chains[i]!.tokens, logger)]),
   );
-  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }) };
+  return {
+    chainWatchers,
+    chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }),
+    payerTopups,
+  };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {
@@ -280,9 +292,9 @@ async function chainsAndPayouts(
   logger: Logger,
 ) {
   const { payouts, payoutSenders, refundSender, refundsTo } = await payoutsOf(config, db, clocks, logger);
-  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, logger, refundSender);
+  const { chainWatchers, chainRail, payerTopups } = await liveChains(config, payments, db, clocks, logger, refundSender);
   if (chainRail) rails.register('live', chainRail);
-  return { chainWatchers, payouts, payoutSenders, refundsTo };
+  return { chainWatchers, payerTopups, payouts, payoutSenders, refundsTo };
 }
 
 /**

@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   payer: 'pyr',
   payer_audit: 'paud',
   payout: 'po',
+  payer_topup: 'ptu',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

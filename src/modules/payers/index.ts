@@ -9,3 +9,4 @@ export {
 } from './payer-auth.service.js';
 export { PayerAccounts, lockPayer, movementView, payerView, requirePayerAsset } from './payers.service.js';
 export { BalanceRail } from './balance-rail.js';
+export { PayerChainTopups, type TopupNetwork, type TopupView } from './chain-topups.service.js';

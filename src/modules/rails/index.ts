@@ -11,6 +11,7 @@ export {
   type WalletNetwork,
 } from './payment-details.js';
 export { sandboxDepositAddress } from './wallet-addresses.js';
+export { reserveTaggedAmount, withAllocationRetries, type AllocationOwner } from './sandbox-wallet.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';

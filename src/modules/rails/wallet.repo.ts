@@ -39,8 +39,24 @@ export async function openAllocationIntents(tx: Tx, slot: Slot): Promise<string[
     .where('network', '=', slot.network)
     .where('asset', '=', slot.asset)
     .where('address', '=', slot.address)
+    .where('payment_intent_id', 'is not', null)
     .execute();
-  return rows.map((r) => r.payment_intent_id);
+  return rows.flatMap((r) => (r.payment_intent_id === null ? [] : [r.payment_intent_id]));
+}
+
+/** Releases the open allocations of payers' top-ups on one address that ended (expired) before `before`. */
+export async function releaseTopupAllocations(tx: Tx, slot: Slot, before: number): Promise<void> {
+  await tx
+    .updateTable('wallet_allocations')
+    .set({ state: 'released' })
+    .where('state', '=', 'open')
+    .where('environment', '=', slot.environment)
+    .where('network', '=', slot.network)
+    .where('asset', '=', slot.asset)
+    .where('address', '=', slot.address)
+    .where('payer_topup_id', 'is not', null)
+    .where('expires_at', '<=', before)
+    .execute();
 }
 
 /** Releases the open allocations of these intents on one address (their amounts are free again). */
