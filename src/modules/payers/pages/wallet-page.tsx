@@ -6,6 +6,7 @@ import { formatAmount } from '../../../shared/money.js';
 import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
 import { CsrfField, walletPage, type WalletContext } from './layout.js';
+import { TopupSection, type TopupSectionOptions } from './topup-section.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -34,11 +35,14 @@ export interface WalletPageOptions {
   totpSetup?: { secret: string; qr: string };
   /** Shown once, just after two-step sign-in was turned on. */
   recoveryCodes?: string[];
+  topup?: TopupSectionOptions;
+  /** What a movement came from, when it says more than its kind (an on-chain top-up's network and transaction). */
+  details?: Record<string, string>;
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
-function Movements({ movements }: { movements: WalletMovement[] }) {
+function Movements({ movements, details }: { movements: WalletMovement[]; details: Record<string, string> }) {
   if (movements.length === 0) return <p>No movements yet.</p>;
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label="Movements">
@@ -58,7 +62,7 @@ function Movements({ movements }: { movements: WalletMovement[] }) {
               <td>{when(m.created_at)}</td>
               <td>{KIND_WORDS[m.kind] ?? m.kind}</td>
               <td>{`${m.amount.isNegative() ? '' : '+'}${formatAmount(m.amount, m.asset)} ${m.asset}`}</td>
-              <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
+              <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (details[m.id] ?? m.reason ?? '')}</td>
             </tr>
           ))}
         </tbody>
@@ -155,9 +159,10 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
         </ul>
         <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p>
       </section>
+      {opts.topup ? <TopupSection session={ctx.session} opts={opts.topup} /> : null}
       <section class="card" aria-labelledby="h-movements">
         <h2 id="h-movements">Movements</h2>
-        <Movements movements={opts.movements} />
+        <Movements movements={opts.movements} details={opts.details ?? {}} />
       </section>
       <TwoStep session={ctx.session} opts={opts} />
     </>,
