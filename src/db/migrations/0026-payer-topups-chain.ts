@@ -3,46 +3,19 @@
 // intents' (wallet_allocations and its partial unique index over the open amounts of an address), so an
 // allocation now belongs to an intent or to a top-up, never both: merchant_id and payment_intent_id become
 // nullable and payer_topup_id is new, with a check that exactly one owner is set (no foreign key to the
-// top-up: its exact amount is chosen, and reserved, before the top-up's row is written in the same transaction). SQLite cannot drop a NOT
-// NULL, so there the table is rebuilt (nothing references it) with its rows and indexes. The chain watcher
-// records on each transfer the top-up whose amount it matched.
+// top-up: its exact amount is chosen, and reserved, before the top-up's row is written in the same
+// transaction). SQLite cannot drop a NOT NULL, so there the table is rebuilt (nothing references it) with
+// its rows and indexes. The chain watcher records on each transfer the top-up whose amount it matched.
 import { sql, type Kysely } from 'kysely';
 import { bigintType, engineOf } from '../dialect.js';
+import { walletAllocationIndexes, walletAllocationsTable } from './0005-checkout-links.js';
 
 const ONE_OWNER = sql`(payment_intent_id is null) <> (payer_topup_id is null)`;
 
-async function allocationIndexes(db: Kysely<any>): Promise<void> {
-  await db.schema
-    .createIndex('wallet_allocations_open_amount')
-    .unique()
-    .on('wallet_allocations')
-    .columns(['environment', 'network', 'asset', 'address', 'amount'])
-    .where(sql.ref('state'), '=', 'open')
-    .execute();
-  await db.schema.createIndex('wallet_allocations_intent').on('wallet_allocations').columns(['payment_intent_id', 'network']).execute();
-}
-
-/** SQLite: wallet_allocations again, with owners that may be null (`topups` adds the top-up owner). */
+/** SQLite: wallet_allocations again, with owners that may be null (`topups`) or not (undone). */
 async function rebuildAllocations(db: Kysely<any>, topups: boolean): Promise<void> {
-  const big = bigintType('sqlite');
-  let table = db.schema
-    .createTable('wallet_allocations_new')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('merchant_id', 'text', (c) => (topups ? c.references('merchants.id') : c.notNull().references('merchants.id')))
-    .addColumn('environment', 'text', (c) => c.notNull())
-    .addColumn('payment_intent_id', 'text', (c) =>
-      topups ? c.references('payment_intents.id') : c.notNull().references('payment_intents.id'),
-    )
-    .addColumn('network', 'text', (c) => c.notNull())
-    .addColumn('asset', 'text', (c) => c.notNull())
-    .addColumn('address', 'text', (c) => c.notNull())
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('expires_at', big, (c) => c.notNull())
-    .addColumn('created_at', big, (c) => c.notNull());
-  if (topups) {
-    table = table.addColumn('payer_topup_id', 'text').addCheckConstraint('wallet_allocations_one_owner', ONE_OWNER);
-  }
+  let table = walletAllocationsTable(db, 'wallet_allocations_new', { ownersRequired: !topups });
+  if (topups) table = table.addColumn('payer_topup_id', 'text').addCheckConstraint('wallet_allocations_one_owner', ONE_OWNER);
   await table.execute();
   const columns = sql.raw(
     'id, merchant_id, environment, payment_intent_id, network, asset, address, amount, state, expires_at, created_at',
@@ -51,7 +24,7 @@ async function rebuildAllocations(db: Kysely<any>, topups: boolean): Promise<voi
   await sql`insert into wallet_allocations_new (${columns}) select ${columns} from ${from}`.execute(db);
   await db.schema.dropTable('wallet_allocations').execute();
   await db.schema.alterTable('wallet_allocations_new').renameTo('wallet_allocations').execute();
-  await allocationIndexes(db);
+  await walletAllocationIndexes(db);
 }
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -40,24 +40,15 @@ export function latestTopups(db: Q, payerId: string, environment: Environment, l
     .execute();
 }
 
-/** Marks the payer's requested top-ups past their expiry as expired. */
-export async function expireTopups(db: Q, payerId: string, now: number): Promise<void> {
-  await db
+/** Marks requested top-ups past their expiry as expired: a payer's (as the page is shown), or one (a late transfer of it). */
+export async function expireTopups(db: Q, which: { payerId: string } | { id: string }, now: number): Promise<void> {
+  let q = db
     .updateTable('payer_chain_topups')
     .set({ status: 'expired', updated_at: now })
-    .where('payer_id', '=', payerId)
     .where('status', '=', 'requested')
-    .where('expires_at', '<=', now)
-    .execute();
-}
-
-export async function markExpired(tx: Tx, id: string, now: number): Promise<void> {
-  await tx
-    .updateTable('payer_chain_topups')
-    .set({ status: 'expired', updated_at: now })
-    .where('id', '=', id)
-    .where('status', '=', 'requested')
-    .execute();
+    .where('expires_at', '<=', now);
+  q = 'id' in which ? q.where('id', '=', which.id) : q.where('payer_id', '=', which.payerId);
+  await q.execute();
 }
 
 /** Credited by one transfer: true for the one caller that moved it from requested. */

@@ -91,7 +91,7 @@ export class PayerChainTopups {
   async ofPayer(payerId: string, environment: Environment): Promise<{ waiting: TopupView[]; latest: TopupView[] }> {
     const { db } = this.deps;
     const now = this.deps.clock.nowMs();
-    await repo.expireTopups(db, payerId, now);
+    await repo.expireTopups(db, { payerId }, now);
     const latest = await repo.latestTopups(db, payerId, environment, 50);
     const waiting = latest.filter((t) => t.status === 'requested');
     const seen = await repo.topupsWithTransferSeen(
@@ -189,7 +189,7 @@ export class PayerChainTopups {
     if (!topup) return 'no_matching_payment';
     if (topup.status === 'credited') return 'topup_already_credited';
     if (transfer.seenAt >= Number(topup.expires_at)) {
-      await repo.markExpired(tx, topup.id, now);
+      await repo.expireTopups(tx, { id: topup.id }, now);
       return 'topup_expired';
     }
     const movementId = await postPayerMovement(tx, {
