@@ -9,10 +9,11 @@ import { getAddress, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/shared/clock.js';
 import { startAnvil, type Anvil } from './helpers/anvil.js';
+import { HAVE_CHROMIUM, axeSeriousViolations, launchChromium } from './helpers/browser.js';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { jobRuns, waitFor } from './helpers/wait.js';
-import { WalletClient, expectPayerLedgerBalanced, signedUpPayer } from './helpers/wallet.js';
+import { PAYER_PASSWORD, WalletClient, expectPayerLedgerBalanced, signedUpPayer } from './helpers/wallet.js';
 
 const CONFIRMATIONS = 3;
 
@@ -311,6 +312,38 @@ describe(`payer top-ups on chain against Anvil (${ENGINE})`, () => {
     expect(await balanceOf(sandbox.client)).toBe('0.000000');
     expect(await legsOf(sandbox.payerId)).toEqual([]);
   });
+
+  it.skipIf(!HAVE_CHROMIUM)(
+    'in a browser at a phone width: a form error, then the address and exact amount, with no serious axe violation',
+    async () => {
+      await signedUpPayer(s, 'browser@topups.example');
+      const browser = await launchChromium({ width: 390, height: 844 });
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(s.url('live', '/wallet/login'));
+        await page.getByLabel('Email').fill('browser@topups.example');
+        await page.getByLabel('Password').fill(PAYER_PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(/\/wallet$/);
+        expect(await axeSeriousViolations(page), 'wallet with the top-up form').toEqual([]);
+        await page.getByLabel('Amount').fill('0.5');
+        await page.getByRole('button', { name: 'Get the address and exact amount' }).click();
+        await expect.poll(() => page.getByRole('alert').textContent()).toContain('Enter an amount from 1 to 1000000 USDT');
+        expect(await axeSeriousViolations(page), 'top-up form error').toEqual([]);
+        await page.getByLabel('Amount').fill('16');
+        await page.getByLabel('Asset').selectOption('USDC');
+        await page.getByRole('button', { name: 'Get the address and exact amount' }).click();
+        await page.waitForURL(/\/wallet\?done=topup$/);
+        expect(await page.locator('.topup-amount').textContent()).toMatch(/^16\.00\d{4} USDC$/);
+        expect(await page.locator('.topup-address').textContent()).toBe(payee);
+        expect(await axeSeriousViolations(page), 'wallet with a waiting top-up').toEqual([]);
+        expect(browser.cspViolations).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 
   it('a top-up asked more than 24 hours ago no longer matches: its late transfer is unmatched and it shows no more', async () => {
     const { client, payerId } = await signedUpPayer(s, 'late@topups.example');
