@@ -13,7 +13,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { BalanceRail, PayerAccounts, PayerAuth, PayerMpesaTopups } from './modules/payers/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth, PayerChainTopups, PayerMpesaTopups } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -82,21 +82,25 @@ export async function buildServices(
   });
   const payments = new PaymentService({ db, clocks, rates, checkoutUrl, settlementPolicy: settlementPolicy(config), links });
   rails.register('test', new SandboxRail(payments, { db, clocks }));
-  const mpesa = config.mpesa ? liveMpesa(config.mpesa, payments, db, clocks, opts.logger) : null;
-  if (mpesa) rails.register('live', mpesa);
-  const { card, paystackWebhooks } = liveCard(config.card, payments, db, clocks, opts.logger);
-  if (card) rails.register('live', card);
-  const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, opts.logger);
-  if (paypal) rails.register('live', paypal);
-  const { chainWatchers, payouts, payoutSenders, refundsTo } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
+  const providers = providerRails(config, payments, rails, db, clocks, opts.logger);
+  const { mpesa } = providers;
+  const { refundsTo, ...chains } = await chainsAndPayouts(config, payments, rails, db, clocks, opts.logger);
   const refunds = new RefundService({ db, clocks, checkoutUrl, rails, log: opts.logger });
   const refundDecisions = new RefundDecisions({ db, clocks, checkoutUrl, rails, queryAfterMs: refundAfterMs(config), logger: opts.logger });
-  paystackWebhooks?.refundsTo(refundDecisions);
-  paypalWebhooks?.refundsTo(refundDecisions);
+  providers.paystackWebhooks?.refundsTo(refundDecisions);
+  providers.paypalWebhooks?.refundsTo(refundDecisions);
   mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
   const areas = signedInAreas(config, payments, database, clocks, rails, buckets, { mpesa, rates, logger: opts.logger });
-  const runTimeJobs = timeJobs({ db, clocks, intents, rails, refunds: refundDecisions, payouts, payerTopups: areas.payerMpesaTopups });
+  const runTimeJobs = timeJobs({
+    db,
+    clocks,
+    intents,
+    rails,
+    refunds: refundDecisions,
+    payouts: chains.payouts,
+    payerTopups: areas.payerMpesaTopups,
+  });
   // Last, so that nothing else can fail after its timer starts: the prices this process starts with.
   await book?.open();
 
@@ -115,19 +119,13 @@ export async function buildServices(
     links,
     refunds,
     refundDecisions,
-    payouts,
-    payoutSenders,
+    ...chains,
     customers,
     quotes: new QuoteService({ db, clocks, rates }),
     reports: new ReportService({ db, clocks, maxRows: config.reportMaxRows }),
     webhooks: new WebhookService({ db, clock: clocks.base, allowPrivate: config.webhooks.allowPrivate, secrets: opts.secrets }),
     rails,
-    mpesa,
-    card,
-    paystackWebhooks,
-    paypal,
-    paypalWebhooks,
-    chainWatchers,
+    ...providers,
     chainDeposits: new ChainDeposits({ db, payments, clock: clocks.base }),
     ...areas,
     secrets: opts.secrets,
@@ -139,6 +137,22 @@ export async function buildServices(
       if (buckets.kind === 'redis' && buckets.client.isOpen) await buckets.client.close();
     },
   };
+}
+
+/** The live rails of payment providers that are configured (M-Pesa, card, PayPal), registered as live rails. */
+function providerRails(
+  config: Config,
+  payments: PaymentService,
+  rails: RailRegistry,
+  db: Database['db'],
+  clocks: MerchantClocks,
+  logger: Logger,
+) {
+  const mpesa = config.mpesa ? liveMpesa(config.mpesa, payments, db, clocks, logger) : null;
+  const { card, paystackWebhooks } = liveCard(config.card, payments, db, clocks, logger);
+  const { paypal, paypalWebhooks } = livePaypal(config.paypal, payments, db, clocks, logger);
+  for (const rail of [mpesa, card, paypal]) if (rail) rails.register('live', rail);
+  return { mpesa, card, paystackWebhooks, paypal, paypalWebhooks };
 }
 
 /** When a pending provider refund is first asked about: the first configured provider rail's question delay. */
@@ -294,12 +308,26 @@ async function liveChains(
   refundSender?: ChainRefundSender,
 ) {
   const sources = await Promise.all(config.chains.map((chain) => chainSource(config, chain)));
-  const chainWatchers = sources.map((source) => new ChainWatcher({ db, payments, source, clock: clocks.base, logger }));
-  if (sources.length === 0) return { chainWatchers, chainRail: null };
+  // Payers' top-ups take their exact amounts on the same addresses; the same watchers credit them.
+  const payerTopups = new PayerChainTopups({
+    db,
+    clock: clocks.base,
+    networks: new Map(
+      sources.map((source, i) => [config.chains[i]!.network, { address: source.address, tokens: config.chains[i]!.tokens }]),
+    ),
+  });
+  const chainWatchers = sources.map(
+    (source) => new ChainWatcher({ db, payments, source, clock: clocks.base, topups: payerTopups, logger }),
+  );
+  if (sources.length === 0) return { chainWatchers, chainRail: null, payerTopups };
   const networks = new Map<WalletNetwork, ChainRailNetwork>(
     sources.map((source, i) => [config.chains[i]!.network, railNetworkOf(source, config.chains[i]!.tokens, logger)]),
   );
-  return { chainWatchers, chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }) };
+  return {
+    chainWatchers,
+    chainRail: new ChainRail({ db, clocks, networks, ...(refundSender ? { refunds: refundSender } : {}) }),
+    payerTopups,
+  };
 }
 
 async function chainSource(config: Config, chain: Config['chains'][number]): Promise<ChainSource> {
@@ -331,9 +359,9 @@ async function chainsAndPayouts(
   logger: Logger,
 ) {
   const { payouts, payoutSenders, refundSender, refundsTo } = await payoutsOf(config, db, clocks, logger);
-  const { chainWatchers, chainRail } = await liveChains(config, payments, db, clocks, logger, refundSender);
+  const { chainWatchers, chainRail, payerTopups } = await liveChains(config, payments, db, clocks, logger, refundSender);
   if (chainRail) rails.register('live', chainRail);
-  return { chainWatchers, payouts, payoutSenders, refundsTo };
+  return { chainWatchers, payerTopups, payouts, payoutSenders, refundsTo };
 }
 
 /**

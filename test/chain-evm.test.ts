@@ -212,6 +212,7 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
           'object',
           'outcome',
           'payment_intent',
+          'payer_topup',
           'reason',
           'sender',
           'state',

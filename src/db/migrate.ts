@@ -28,6 +28,7 @@ import * as m0022 from './migrations/0022-mpesa-reversals.js';
 import * as m0023 from './migrations/0023-console-shop-owner.js';
 import * as m0024 from './migrations/0024-write-path-indexes.js';
 import * as m0025 from './migrations/0025-payers.js';
+import * as m0026 from './migrations/0026-payer-topups-chain.js';
 import * as m0027 from './migrations/0027-payer-topups-mpesa.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
@@ -64,6 +65,7 @@ export const migrationsOf = (ctx: MigrationContext): Record<string, Migration> =
   '0023-console-shop-owner': m0023,
   '0024-write-path-indexes': m0024,
   '0025-payers': m0025,
+  '0026-payer-topups-chain': m0026,
   '0027-payer-topups-mpesa': m0027,
 });
 

@@ -19,6 +19,7 @@ import type { LedgerEntriesTable, RefundsTable, SettlementsTable } from './table
 import type { PayoutNoncesTable, PayoutTransactionsTable, PayoutsTable } from './tables/payouts.js';
 import type { AuditLogTable, ConsoleRecoveryCodesTable, ConsoleSessionsTable, ConsoleUsersTable } from './tables/console.js';
 import type { PayerAuditTable, PayerLedgerEntriesTable, PayerSessionsTable, PayersTable } from './tables/payers.js';
+import type { PayerChainTopupsTable } from './tables/payer-chain-topups.js';
 import type { PayerMpesaTopupsTable } from './tables/payer-mpesa-topups.js';
 import type {
   CheckoutSecretsTable,
@@ -36,6 +37,7 @@ export * from './tables/events-and-webhooks.js';
 export * from './tables/money.js';
 export * from './tables/console.js';
 export * from './tables/payers.js';
+export * from './tables/payer-chain-topups.js';
 export * from './tables/payer-mpesa-topups.js';
 export * from './tables/system.js';
 export * from './tables/payouts.js';
@@ -82,6 +84,7 @@ export interface DB {
   payer_sessions: PayerSessionsTable;
   payer_ledger_entries: PayerLedgerEntriesTable;
   payer_audit: PayerAuditTable;
+  payer_chain_topups: PayerChainTopupsTable;
   payer_mpesa_topups: PayerMpesaTopupsTable;
   payouts: PayoutsTable;
   payout_transactions: PayoutTransactionsTable;

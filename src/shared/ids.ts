@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   payer: 'pyr',
   payer_audit: 'paud',
   payout: 'po',
+  payer_topup: 'ptu',
   payer_mpesa_topup: 'ptm',
 } as const;
 

@@ -1,6 +1,7 @@
 // What the payer-account tests share: a browser-like client of the wallet's pages on one origin (its form
 // and session cookies, the CSRF token read from a page), and paying a checkout from the balance as the
 // checkout's script does (the page's token in a header and a cookie, the wallet's session cookie beside it).
+import { Decimal } from 'decimal.js';
 import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
 import { openCheckout, pathOf } from './checkout.js';
@@ -123,3 +124,20 @@ export async function adjust(s: TestServer, payerId: string, amount: string, ass
 }
 
 export { openCheckout };
+
+/** The payers' ledger: every movement's legs sum to zero in its asset, and no payer's balance is below zero. */
+export async function expectPayerLedgerBalanced(s: TestServer): Promise<void> {
+  const legs = await s.running.database.db.selectFrom('payer_ledger_entries').selectAll().execute();
+  const sum = (rows: typeof legs, key: (r: (typeof legs)[number]) => string) => {
+    const out = new Map<string, Decimal>();
+    for (const r of rows) out.set(key(r), (out.get(key(r)) ?? new Decimal(0)).plus(r.amount));
+    return out;
+  };
+  for (const [k, v] of sum(legs, (r) => `${r.movement_id}/${r.asset}`))
+    expect(v.isZero(), `movement ${k} sums to ${v.toFixed()}`).toBe(true);
+  const balances = sum(
+    legs.filter((r) => r.account === 'payer_balance'),
+    (r) => `${r.payer_id}/${r.environment}/${r.asset}`,
+  );
+  for (const [k, v] of balances) expect(v.isNegative(), `balance ${k} is ${v.toFixed()}`).toBe(false);
+}

@@ -1,6 +1,6 @@
 // The hosted checkout and payment links: links, rail payments that finish later, external-wallet amount
 // allocations (unique among open ones) and on-chain deposits, credited or kept as unmatched.
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import { bigintType, engineOf } from '../dialect.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -43,28 +43,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('rail_payments_intent').on('rail_payments').columns(['payment_intent_id', 'created_at']).execute();
 
-  await db.schema
-    .createTable('wallet_allocations')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('merchant_id', 'text', (c) => c.notNull().references('merchants.id'))
-    .addColumn('environment', 'text', (c) => c.notNull())
-    .addColumn('payment_intent_id', 'text', (c) => c.notNull().references('payment_intents.id'))
-    .addColumn('network', 'text', (c) => c.notNull())
-    .addColumn('asset', 'text', (c) => c.notNull())
-    .addColumn('address', 'text', (c) => c.notNull())
-    .addColumn('amount', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('expires_at', big, (c) => c.notNull())
-    .addColumn('created_at', big, (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createIndex('wallet_allocations_open_amount')
-    .unique()
-    .on('wallet_allocations')
-    .columns(['environment', 'network', 'asset', 'address', 'amount'])
-    .where(sql.ref('state'), '=', 'open')
-    .execute();
-  await db.schema.createIndex('wallet_allocations_intent').on('wallet_allocations').columns(['payment_intent_id', 'network']).execute();
+  await walletAllocationsTable(db, 'wallet_allocations', { ownersRequired: true }).execute();
+  await walletAllocationIndexes(db);
 
   await db.schema
     .createTable('wallet_deposits')
@@ -94,6 +74,40 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('wallet_deposits')
     .columns(['merchant_id', 'environment', 'status', 'created_at', 'id'])
     .execute();
+}
+
+/**
+ * The wallet_allocations table as this migration makes it; 0026 makes it again on SQLite (which cannot drop a
+ * NOT NULL) under another name with its owners optional, since an allocation may then be a payer's top-up.
+ */
+export function walletAllocationsTable(db: Kysely<any>, name: string, opts: { ownersRequired: boolean }) {
+  const big = bigintType(engineOf(db));
+  const owner = (table: string) => (c: ColumnDefinitionBuilder) => (opts.ownersRequired ? c.notNull() : c).references(`${table}.id`);
+  return db.schema
+    .createTable(name)
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('merchant_id', 'text', owner('merchants'))
+    .addColumn('environment', 'text', (c) => c.notNull())
+    .addColumn('payment_intent_id', 'text', owner('payment_intents'))
+    .addColumn('network', 'text', (c) => c.notNull())
+    .addColumn('asset', 'text', (c) => c.notNull())
+    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('amount', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('expires_at', big, (c) => c.notNull())
+    .addColumn('created_at', big, (c) => c.notNull());
+}
+
+/** Its indexes: the open amounts of an address are unique; an intent's allocation per network is found at once. */
+export async function walletAllocationIndexes(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createIndex('wallet_allocations_open_amount')
+    .unique()
+    .on('wallet_allocations')
+    .columns(['environment', 'network', 'asset', 'address', 'amount'])
+    .where(sql.ref('state'), '=', 'open')
+    .execute();
+  await db.schema.createIndex('wallet_allocations_intent').on('wallet_allocations').columns(['payment_intent_id', 'network']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

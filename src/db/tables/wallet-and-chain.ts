@@ -11,15 +11,18 @@ export type WalletAllocationState = 'open' | 'credited' | 'released';
  */
 export interface WalletAllocationsTable {
   id: string;
-  merchant_id: string;
+  /** The intent's merchant and the intent, or (both null) a payer's top-up (payer_topup_id). */
+  merchant_id: string | null;
   environment: Environment;
-  payment_intent_id: string;
+  payment_intent_id: string | null;
+  /** The payer's on-chain top-up (payer_chain_topups) whose amount this is; exactly one owner is set. */
+  payer_topup_id: string | null;
   network: string;
   asset: string;
   address: string;
   amount: string;
   state: WalletAllocationState;
-  /** The intent's expiry (merchant clock, ms): an open allocation past it is released for reuse. */
+  /** The intent's (or top-up's) expiry, ms: an open allocation a day past it (its intent ended) is released for reuse. */
   expires_at: number;
   created_at: number;
 }
@@ -78,6 +81,8 @@ export interface ChainTransfersTable {
   /** The merchant and intent whose exact amount it matched (or the operator credited it to). */
   merchant_id: string | null;
   payment_intent_id: string | null;
+  /** The payer's top-up whose exact amount it matched (then merchant and intent are null). */
+  payer_topup_id: string | null;
   /** The intent this transfer's sighting moved to confirming (moved back if it is removed). */
   confirming_intent_id: string | null;
   /** The merchant's deposit record (wallet_deposits), once confirmed and attributed. */

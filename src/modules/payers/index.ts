@@ -9,4 +9,5 @@ export {
 } from './payer-auth.service.js';
 export { PayerAccounts, lockPayer, movementView, payerView, requirePayerAsset } from './payers.service.js';
 export { BalanceRail } from './balance-rail.js';
+export { PayerChainTopups, type TopupNetwork, type TopupView } from './chain-topups.service.js';
 export { PayerMpesaTopups, type MpesaTopupView } from './mpesa-topups.service.js';

@@ -26,6 +26,7 @@ import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.s
 import type { PayerAccounts } from './payers.service.js';
 import type { PayerMpesaTopups } from './mpesa-topups.service.js';
 import { mpesaTopupRoutes } from './mpesa-topup.routes.js';
+import type { PayerChainTopups } from './chain-topups.service.js';
 import { messagePage, type WalletContext } from './pages/layout.js';
 import { signInPage, signUpPage } from './pages/sign-in-pages.js';
 import { walletHomePage } from './pages/wallet-page.js';
@@ -33,6 +34,7 @@ import { walletHomePage } from './pages/wallet-page.js';
 export interface WalletRouteDeps {
   payerAuth: PayerAuth;
   payerAccounts: PayerAccounts;
+  payerTopups: Pick<PayerChainTopups, 'networks' | 'ofPayer' | 'request'>;
   walletLogins: WindowLimiter;
   /** Live payer accounts on (COWRIE_PAYER_ACCOUNTS); the sandbox wallet is always there. */
   liveOn: boolean;
@@ -168,7 +170,11 @@ async function logout(kit: WalletKit, request: FastifyRequest, reply: FastifyRep
   return reply.code(303).header('location', '/wallet/login').send();
 }
 
-const NOTICES: Record<string, string> = { totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' };
+const NOTICES: Record<string, string> = {
+  totp_on: 'Two-step sign-in is on.',
+  totp_off: 'Two-step sign-in is off.',
+  topup: 'Send the exact amount shown to the address shown; it is added to your balance once the network confirms it.',
+};
 
 /** The wallet page, with a notice after an action, an error, or the two-step sign-in being set up. */
 async function homePage(
@@ -176,13 +182,52 @@ async function homePage(
   request: FastifyRequest,
   reply: FastifyReply,
   session: PayerSession,
-  extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string }; recoveryCodes?: string[] } = {},
+  extra: {
+    status?: number;
+    notice?: string;
+    error?: string;
+    totpSetup?: { secret: string; qr: string };
+    recoveryCodes?: string[];
+    topupForm?: Form;
+  } = {},
 ) {
-  const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
-  const topups = kit.deps.payerMpesaTopups;
-  const mpesaTopups = topups && session.payer.environment === 'live' ? await topups.list(session.payer.id) : undefined;
-  const opts = { ...wallet, ...extra, ...(mpesaTopups ? { mpesaTopups } : {}) };
-  return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, opts));
+  const { id, environment } = session.payer;
+  const wallet = await kit.deps.payerAccounts.wallet(id, environment);
+  const topups = await kit.deps.payerTopups.ofPayer(id, environment);
+  const mpesa = kit.deps.payerMpesaTopups;
+  const mpesaTopups = mpesa && environment === 'live' ? await mpesa.list(id) : undefined;
+  const topup = {
+    networks: kit.deps.payerTopups.networks,
+    waiting: topups.waiting,
+    live: environment === 'live',
+    form: extra.topupForm ?? {},
+  };
+  const details = Object.fromEntries(
+    topups.latest.flatMap((t) => (t.movementId ? [[t.movementId, `On-chain, ${t.networkName}: ${t.txHash ?? ''}`]] : [])),
+  );
+  return kit.send(
+    reply,
+    extra.status ?? 200,
+    walletHomePage(
+      { ...kit.ctx(request, session), session },
+      { ...wallet, ...extra, topup, details, ...(mpesaTopups ? { mpesaTopups } : {}) },
+    ),
+  );
+}
+
+/** Asks for an on-chain top-up: back to the wallet showing its address and exact amount, or the form's error. */
+async function topUp(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
+  const session = await acting(kit, request, reply);
+  if (!session) return reply;
+  const form = formOf(request);
+  const input = { amount: field(form, 'amount'), asset: field(form, 'asset'), network: field(form, 'network') };
+  try {
+    await kit.deps.payerTopups.request(session.payer, input);
+  } catch (err) {
+    if (!(err instanceof ConsoleError)) throw err;
+    return homePage(kit, request, reply, session, { status: err.status, error: err.message, topupForm: input });
+  }
+  return reply.code(303).header('location', '/wallet?done=topup').send();
 }
 
 /** A form of the signed-in wallet: its session (with a new token for the page) when its token is valid, else null after answering. */
@@ -239,6 +284,7 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   app.get('/wallet/login', ROUTE, (request, reply) => showForm(kit, request, reply, 'login'));
   app.post('/wallet/login', ROUTE, (request, reply) => submitForm(kit, request, reply, 'login'));
   app.post('/wallet/logout', ROUTE, (request, reply) => logout(kit, request, reply));
+  app.post('/wallet/topups/chain', ROUTE, (request, reply) => topUp(kit, request, reply));
   for (const step of ['start', 'confirm', 'disable'] as const) {
     app.post(`/wallet/totp/${step}`, ROUTE, (request, reply) => totp(kit, request, reply, step));
   }

@@ -12,6 +12,7 @@ export {
   type WalletNetwork,
 } from './payment-details.js';
 export { sandboxDepositAddress } from './wallet-addresses.js';
+export { reserveTaggedAmount, withAllocationRetries, type AllocationOwner } from './sandbox-wallet.js';
 export { listWalletDeposits, WalletDepositRecord, type WalletDeposit } from './wallet-deposits.service.js';
 export { paymentUri, TOKEN_CONTRACTS, CHAIN_IDS, type StableAsset } from './payment-uri.js';
 export { MpesaRail, type CallbackAnswer, type DarajaApi, type MpesaRailOptions } from './mpesa/mpesa-rail.js';

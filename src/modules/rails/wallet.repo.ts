@@ -1,9 +1,9 @@
 // The only SQL of external-wallet payments: exact-amount allocations (unique among open ones, by a partial
 // unique index) and on-chain deposits, credited or kept as unmatched.
-import type { Insertable } from 'kysely';
+import type { ExpressionBuilder, Insertable } from 'kysely';
 import { engineOf } from '../../db/dialect.js';
 import { keysetPage, type Cursor } from '../../db/pagination.js';
-import type { WalletAllocationRow, WalletDepositRow, WalletDepositsTable } from '../../db/schema.js';
+import type { DB, WalletAllocationRow, WalletDepositRow, WalletDepositsTable } from '../../db/schema.js';
 import type { Q, Tx } from '../../db/transaction.js';
 import type { MerchantScope } from '../../shared/scope.js';
 import { scopedRows } from '../../db/scoped.js';
@@ -14,6 +14,10 @@ export interface Slot {
   asset: string;
   address: string;
 }
+
+/** The open allocations of one address, network and asset. */
+const openOn = (slot: Slot) => (eb: ExpressionBuilder<DB, 'wallet_allocations'>) =>
+  eb.and({ state: 'open', environment: slot.environment, network: slot.network, asset: slot.asset, address: slot.address });
 
 /** The open allocation of an intent on a network, if any. */
 export async function findOpenAllocation(tx: Tx, intentId: string, network: string): Promise<WalletAllocationRow | undefined> {
@@ -34,13 +38,21 @@ export async function openAllocationIntents(tx: Tx, slot: Slot): Promise<string[
   const rows = await tx
     .selectFrom('wallet_allocations')
     .select('payment_intent_id')
-    .where('state', '=', 'open')
-    .where('environment', '=', slot.environment)
-    .where('network', '=', slot.network)
-    .where('asset', '=', slot.asset)
-    .where('address', '=', slot.address)
+    .where(openOn(slot))
+    .where('payment_intent_id', 'is not', null)
     .execute();
-  return rows.map((r) => r.payment_intent_id);
+  return rows.flatMap((r) => (r.payment_intent_id === null ? [] : [r.payment_intent_id]));
+}
+
+/** Releases the open allocations of payers' top-ups on one address that ended (expired) before `before`. */
+export async function releaseTopupAllocations(tx: Tx, slot: Slot, before: number): Promise<void> {
+  await tx
+    .updateTable('wallet_allocations')
+    .set({ state: 'released' })
+    .where(openOn(slot))
+    .where('payer_topup_id', 'is not', null)
+    .where('expires_at', '<=', before)
+    .execute();
 }
 
 /** Releases the open allocations of these intents on one address (their amounts are free again). */
@@ -49,26 +61,14 @@ export async function releaseAllocations(tx: Tx, slot: Slot, intentIds: readonly
   await tx
     .updateTable('wallet_allocations')
     .set({ state: 'released' })
-    .where('state', '=', 'open')
-    .where('environment', '=', slot.environment)
-    .where('network', '=', slot.network)
-    .where('asset', '=', slot.asset)
-    .where('address', '=', slot.address)
+    .where(openOn(slot))
     .where('payment_intent_id', 'in', intentIds)
     .execute();
 }
 
 /** Amounts held by open allocations on one address. */
 export async function openAmounts(tx: Tx, slot: Slot): Promise<Set<string>> {
-  const rows = await tx
-    .selectFrom('wallet_allocations')
-    .select('amount')
-    .where('state', '=', 'open')
-    .where('environment', '=', slot.environment)
-    .where('network', '=', slot.network)
-    .where('asset', '=', slot.asset)
-    .where('address', '=', slot.address)
-    .execute();
+  const rows = await tx.selectFrom('wallet_allocations').select('amount').where(openOn(slot)).execute();
   return new Set(rows.map((r) => r.amount));
 }
 
@@ -78,16 +78,7 @@ export async function insertAllocation(tx: Tx, row: WalletAllocationRow): Promis
 
 /** The open allocation a deposit of exactly this amount, asset and network matches. */
 export async function findMatch(db: Q, slot: Slot, amount: string): Promise<WalletAllocationRow | undefined> {
-  return db
-    .selectFrom('wallet_allocations')
-    .selectAll()
-    .where('state', '=', 'open')
-    .where('environment', '=', slot.environment)
-    .where('network', '=', slot.network)
-    .where('asset', '=', slot.asset)
-    .where('address', '=', slot.address)
-    .where('amount', '=', amount)
-    .executeTakeFirst();
+  return db.selectFrom('wallet_allocations').selectAll().where(openOn(slot)).where('amount', '=', amount).executeTakeFirst();
 }
 
 export async function insertDeposit(db: Q, row: Insertable<WalletDepositsTable>): Promise<void> {

@@ -8,6 +8,7 @@ import { CsrfField, Messages, Money, walletPage, type WalletContext } from './la
 import type { MpesaTopupView } from '../mpesa-topups.service.js';
 import { MpesaTopupSection } from './mpesa-topup-pages.js';
 import { ScrollTable } from './scroll-table.js';
+import { TopupSection, type TopupSectionOptions } from './topup-section.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
@@ -38,11 +39,14 @@ export interface WalletPageOptions {
   recoveryCodes?: string[];
   /** The M-Pesa top-up form and the latest top-ups, when M-Pesa top-ups are on. */
   mpesaTopups?: MpesaTopupView[];
+  topup?: TopupSectionOptions;
+  /** What a movement came from, when it says more than its kind (an on-chain top-up's network and transaction). */
+  details?: Record<string, string>;
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 
-function Movements({ movements }: { movements: WalletMovement[] }) {
+function Movements({ movements, details }: { movements: WalletMovement[]; details: Record<string, string> }) {
   if (movements.length === 0) return <p>No movements yet.</p>;
   return (
     <ScrollTable label="Movements" caption="Every credit and debit, newest first" columns={['When', 'What', 'Amount', 'Details']}>
@@ -54,7 +58,7 @@ function Movements({ movements }: { movements: WalletMovement[] }) {
             {m.amount.isNegative() ? '-' : '+'}
             <Money amount={m.amount.abs().toFixed()} unit={m.asset} />
           </td>
-          <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (m.reason ?? '')}</td>
+          <td>{m.payment_intent ? <code>{m.payment_intent}</code> : (details[m.id] ?? m.reason ?? '')}</td>
         </tr>
       ))}
     </ScrollTable>
@@ -142,10 +146,11 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
         </ul>
         <p class="hint">Pay any checkout that offers "Account balance" with these funds and your transaction PIN.</p>
       </section>
+      {opts.topup ? <TopupSection session={ctx.session} opts={opts.topup} /> : null}
       {opts.mpesaTopups ? <MpesaTopupSection session={ctx.session} topups={opts.mpesaTopups} /> : null}
       <section class="card" aria-labelledby="h-movements">
         <h2 id="h-movements">Movements</h2>
-        <Movements movements={opts.movements} />
+        <Movements movements={opts.movements} details={opts.details ?? {}} />
       </section>
       <TwoStep session={ctx.session} opts={opts} />
     </>,

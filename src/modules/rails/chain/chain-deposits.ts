@@ -32,6 +32,8 @@ export interface ChainDepositView {
   reason: string | null;
   merchant: string | null;
   payment_intent: string | null;
+  /** The payer's top-up (`ptu_…`) whose exact amount it was, credited to the payer's balance or not. */
+  payer_topup: string | null;
   first_seen_at: string;
   confirmed_at: string | null;
 }
@@ -53,6 +55,7 @@ export function chainDepositView(r: ChainTransferRow): ChainDepositView {
     reason: r.reason,
     merchant: r.merchant_id,
     payment_intent: r.payment_intent_id,
+    payer_topup: r.payer_topup_id,
     first_seen_at: isoTime(r.first_seen_at),
     confirmed_at: r.confirmed_at === null ? null : isoTime(r.confirmed_at),
   };

@@ -7,6 +7,8 @@
 //    it never pays and the intent it was confirming is payable again.
 // Each transfer's record moves first, by a conditional update, and its outcome is applied through the
 // payments module in the same transaction: a crash or a second process never pays a transfer twice.
+// A transfer of a payer's top-up amount (the same allocation space) follows the same steps and rules; at
+// its depth it credits the payer's balance instead of paying an intent (payers' chain-topups.service.ts).
 import type { Logger } from 'pino';
 import { AppError } from '../../../shared/errors.js';
 import type { ChainTransferRow } from '../../../db/schema.js';
@@ -20,12 +22,22 @@ import * as walletRepo from '../wallet.repo.js';
 import type { ChainSource, ObservedTransfer, Recheck } from './chain-source.js';
 import * as repo from './chain.repo.js';
 
+/**
+ * Payers' on-chain top-ups as the watcher credits them (the payers module's PayerChainTopups; named here
+ * because the payers module depends on this one): in the transfer's transaction, null when credited, or why not.
+ */
+export interface TopupCredits {
+  creditIn(tx: Tx, topupId: string, transfer: { txHash: string; amount: string; seenAt: number }, now: number): Promise<string | null>;
+}
+
 export interface ChainWatcherDeps {
   db: Db;
   payments: PaymentService;
   source: ChainSource;
   /** Real time (live payments have no sandbox clock). */
   clock: Clock;
+  /** Payers' on-chain top-ups (absent: a transfer of a top-up's amount is unmatched). */
+  topups?: TopupCredits;
   logger?: Logger;
 }
 
@@ -113,6 +125,7 @@ export class ChainWatcher {
       reason: null,
       merchant_id: match?.merchant_id ?? null,
       payment_intent_id: match?.payment_intent_id ?? null,
+      payer_topup_id: match?.payer_topup_id ?? null,
       confirming_intent_id: null,
       deposit_id: null,
       first_seen_at: now,
@@ -121,7 +134,14 @@ export class ChainWatcher {
     };
     if (!(await repo.insertTransfer(db, row))) return false;
     this.deps.logger?.info(
-      { network: row.network, tx_hash: row.tx_hash, amount, asset: row.asset, payment_intent: row.payment_intent_id },
+      {
+        network: row.network,
+        tx_hash: row.tx_hash,
+        amount,
+        asset: row.asset,
+        payment_intent: row.payment_intent_id,
+        payer_topup: row.payer_topup_id,
+      },
       'chain transfer seen',
     );
     await this.sight(row);
@@ -169,6 +189,23 @@ export class ChainWatcher {
   /** At depth, read again: pays its intent, or is a duplicate payment, or an unmatched deposit. */
   private async confirm(row: ChainTransferRow, block: number): Promise<boolean> {
     const now = this.deps.clock.nowMs();
+    const topups = this.deps.topups;
+    if (row.payer_topup_id && topups) {
+      const topupId = row.payer_topup_id;
+      return transaction(this.deps.db, async (tx) => {
+        // As for an intent: the record moves first, then the credit (or the reason it is refused) in the same transaction.
+        if (!(await repo.markConfirmed(tx, row.id, { outcome: 'credited', reason: null, depositId: null, block }, now))) return false;
+        const refused = await topups.creditIn(
+          tx,
+          topupId,
+          { txHash: row.tx_hash, amount: row.amount, seenAt: Number(row.first_seen_at) },
+          now,
+        );
+        if (refused) await repo.setTransferOutcome(tx, row.id, 'unmatched', refused);
+        afterCommitOrNow(tx, () => this.log(row, refused ? 'unmatched' : 'credited', refused));
+        return true;
+      });
+    }
     if (!row.payment_intent_id || !row.merchant_id) {
       const done = await repo.markConfirmed(
         this.deps.db,
@@ -275,6 +312,7 @@ export class ChainWatcher {
         amount: row.amount,
         asset: row.asset,
         payment_intent: row.payment_intent_id,
+        payer_topup: row.payer_topup_id,
         outcome,
         reason,
       },
