@@ -87,7 +87,7 @@ describe(`payer top-ups on chain against Anvil (${ENGINE})`, () => {
     return row;
   };
   const balanceOf = async (client: WalletClient, asset = 'USDT') =>
-    new RegExp(`id="balance-${asset}">([0-9.]+)<`).exec(await home(client))?.[1];
+    new RegExp(`id="balance-${asset}"><span class="money">${asset} ([0-9.]+)<`).exec(await home(client))?.[1];
   const transferOf = (txHash: string) => db().selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
   const waitTransfer = (txHash: string, done: (t: any) => boolean) =>
     waitFor(
@@ -162,7 +162,7 @@ describe(`payer top-ups on chain against Anvil (${ENGINE})`, () => {
     await expectPayerLedgerBalanced(s);
     const html = await home(client);
     expect(html).toContain('<td>Top-up</td>');
-    expect(html).toContain(`+${topup.amount} USDT`);
+    expect(html).toContain(`<td>+<span class="money">USDT ${topup.amount}</span></td>`);
     expect(html).toContain(`On-chain, Base: ${sent.hash}`);
     expect(html).not.toContain('class="topup-amount"');
 
