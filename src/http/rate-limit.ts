@@ -4,13 +4,7 @@
 // rate-limit-leases.ts): Redis when COWRIE_REDIS_URL is set, else PostgreSQL when that is the database;
 // with SQLite and no Redis (one process) they live in memory.
 import type pg from 'pg';
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
 import type { Environment } from '../shared/scope.js';
 import { leasedLimiter, type RateDecision } from './rate-limit-leases.js';
