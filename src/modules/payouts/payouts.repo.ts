@@ -41,11 +41,25 @@ export async function listPayouts(
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
-/** Every merchant's payouts, newest first (the operator's list). */
+/** Every merchant's payouts and every payer's withdrawals, newest first (the operator's list). */
 export async function listAllPayouts(db: Q, filter: { status?: PayoutStatus }, limit: number): Promise<PayoutRow[]> {
-  let q = db.selectFrom('payouts').selectAll().where('purpose', '=', 'payout');
+  let q = db.selectFrom('payouts').selectAll().where('purpose', 'in', ['payout', 'payer_withdrawal']);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** A payer's withdrawals in an environment, newest first (the wallet page's list). */
+export async function listPayerWithdrawals(db: Q, payerId: string, environment: string, limit: number): Promise<PayoutRow[]> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('payer_id', '=', payerId)
+    .where('environment', '=', environment as PayoutRow['environment'])
+    .where('purpose', '=', 'payer_withdrawal')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Moves a payout from the status it was read in; false when another move came first. */
@@ -129,6 +143,25 @@ export async function setNonce(db: Q, network: string, sender: string, next: num
     .insertInto('payout_nonces')
     .values({ network, sender, next_nonce: next })
     .onConflict((oc) => oc.column('network').doUpdateSet({ sender, next_nonce: next }))
+    .execute();
+}
+
+/** An entry of a payer's audit trail (a withdrawal's steps). */
+export async function insertPayerAudit(
+  db: Q,
+  entry: { payerId: string; actor: string; action: string; detail?: object; ip?: string | null; at: number },
+): Promise<void> {
+  await db
+    .insertInto('payer_audit')
+    .values({
+      id: newId('payer_audit'),
+      payer_id: entry.payerId,
+      actor: entry.actor,
+      action: entry.action,
+      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
+      ip: entry.ip ?? null,
+      created_at: entry.at,
+    })
     .execute();
 }
 
