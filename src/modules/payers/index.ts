@@ -10,3 +10,4 @@ export {
 export { PayerAccounts, lockPayer, movementView, payerView, requirePayerAsset } from './payers.service.js';
 export { BalanceRail } from './balance-rail.js';
 export { PayerMpesaTopups, type MpesaTopupView } from './mpesa-topups.service.js';
+export { PayerWithdrawals, type WithdrawalRequest } from './payer-withdrawals.service.js';

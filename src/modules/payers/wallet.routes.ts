@@ -21,18 +21,21 @@ import {
 } from '../../http/forms.js';
 import type { WindowLimiter } from '../../http/rate-limit.js';
 import { serveAssets } from '../../http/static-assets.js';
+import { AppError } from '../../shared/errors.js';
 import { ConsoleError } from '../console/index.js';
 import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.service.js';
 import type { PayerAccounts } from './payers.service.js';
 import type { PayerMpesaTopups } from './mpesa-topups.service.js';
 import { mpesaTopupRoutes } from './mpesa-topup.routes.js';
+import type { PayerWithdrawals } from './payer-withdrawals.service.js';
 import { messagePage, type WalletContext } from './pages/layout.js';
 import { signInPage, signUpPage } from './pages/sign-in-pages.js';
-import { walletHomePage } from './pages/wallet-page.js';
+import { walletHomePage, type WalletPageOptions } from './pages/wallet-page.js';
 
 export interface WalletRouteDeps {
   payerAuth: PayerAuth;
   payerAccounts: PayerAccounts;
+  payerWithdrawals: PayerWithdrawals;
   walletLogins: WindowLimiter;
   /** Live payer accounts on (COWRIE_PAYER_ACCOUNTS); the sandbox wallet is always there. */
   liveOn: boolean;
@@ -168,7 +171,11 @@ async function logout(kit: WalletKit, request: FastifyRequest, reply: FastifyRep
   return reply.code(303).header('location', '/wallet/login').send();
 }
 
-const NOTICES: Record<string, string> = { totp_on: 'Two-step sign-in is on.', totp_off: 'Two-step sign-in is off.' };
+const NOTICES: Record<string, string> = {
+  totp_on: 'Two-step sign-in is on.',
+  totp_off: 'Two-step sign-in is off.',
+  withdrawal: 'Your withdrawal is asked for: the amount is held from your balance until it is sent.',
+};
 
 /** The wallet page, with a notice after an action, an error, or the two-step sign-in being set up. */
 async function homePage(
@@ -176,12 +183,14 @@ async function homePage(
   request: FastifyRequest,
   reply: FastifyReply,
   session: PayerSession,
-  extra: { status?: number; notice?: string; error?: string; totpSetup?: { secret: string; qr: string }; recoveryCodes?: string[] } = {},
+  extra: Omit<WalletPageOptions, 'balances' | 'movements' | 'withdrawals'> & { status?: number } = {},
 ) {
-  const wallet = await kit.deps.payerAccounts.wallet(session.payer.id, session.payer.environment);
+  const { id, environment } = session.payer;
+  const wallet = await kit.deps.payerAccounts.wallet(id, environment);
   const topups = kit.deps.payerMpesaTopups;
-  const mpesaTopups = topups && session.payer.environment === 'live' ? await topups.list(session.payer.id) : undefined;
-  const opts = { ...wallet, ...extra, ...(mpesaTopups ? { mpesaTopups } : {}) };
+  const mpesaTopups = topups && environment === 'live' ? await topups.list(id) : undefined;
+  const withdrawals = await kit.deps.payerWithdrawals.list(id, environment);
+  const opts = { ...wallet, withdrawals, ...extra, ...(mpesaTopups ? { mpesaTopups } : {}) };
   return kit.send(reply, extra.status ?? 200, walletHomePage({ ...kit.ctx(request, session), session }, opts));
 }
 
@@ -222,6 +231,26 @@ async function totp(kit: WalletKit, request: FastifyRequest, reply: FastifyReply
   return reply.code(303).header('location', '/wallet?done=totp_off').send();
 }
 
+/** A withdrawal from the wallet page (PIN required); a refusal shows the page again with the form as typed. */
+async function withdraw(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
+  const session = await acting(kit, request, reply);
+  if (!session) return reply;
+  const form = formOf(request);
+  const input = {
+    amount: field(form, 'amount'),
+    asset: field(form, 'asset'),
+    network: field(form, 'network'),
+    address: field(form, 'address'),
+  };
+  try {
+    await kit.deps.payerWithdrawals.request(session.payer, { ...input, pin: field(form, 'pin') }, request.ip);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return homePage(kit, request, reply, session, { status: err.status, error: err.message, withdrawalForm: input });
+  }
+  return reply.code(303).header('location', '/wallet?done=withdrawal').header('cache-control', 'no-store').send();
+}
+
 export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRouteDeps }): Promise<void> {
   // The console's stylesheet, served again under the wallet's own path.
   await acceptForms(app);
@@ -239,6 +268,7 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   app.get('/wallet/login', ROUTE, (request, reply) => showForm(kit, request, reply, 'login'));
   app.post('/wallet/login', ROUTE, (request, reply) => submitForm(kit, request, reply, 'login'));
   app.post('/wallet/logout', ROUTE, (request, reply) => logout(kit, request, reply));
+  app.post('/wallet/payouts', ROUTE, (request, reply) => withdraw(kit, request, reply));
   for (const step of ['start', 'confirm', 'disable'] as const) {
     app.post(`/wallet/totp/${step}`, ROUTE, (request, reply) => totp(kit, request, reply, step));
   }
