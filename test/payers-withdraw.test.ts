@@ -1,11 +1,12 @@
 // Payer withdrawals on an EVM network against Anvil (both engines): a payer withdraws from the wallet page
 // with the transaction PIN; the payout sender sends it with the hot wallet, and the address receives exactly
 // the amount while the payer's balance drops by exactly the amount, held at once and paid at the
-// confirmation depth. Above COWRIE_PAYOUT_AUTO_APPROVE a withdrawal waits for `cowrie payouts approve`;
-// `cowrie payouts cancel` releases it back to the balance. Wrong PINs count toward the lockout, a locked
-// PIN, a suspended payer, more than the balance, an address not of the network, a network with no sender
-// and a form without its CSRF token are refused with nothing held. Withdrawals are no merchant's: the
-// merchant API neither lists nor finds them, and one payer never sees another's.
+// confirmation depth; a transfer the token reverts fails and returns to the balance. Above
+// COWRIE_PAYOUT_AUTO_APPROVE a withdrawal waits for `cowrie payouts approve`; `cowrie payouts cancel`
+// releases it back to the balance. Wrong PINs count toward the lockout, a locked PIN, a suspended payer,
+// more than the balance, an address not of the network, a network with no sender and a form without its
+// CSRF token are refused with nothing held. The sandbox wallet simulates the send. Withdrawals are no
+// merchant's: the merchant API neither lists nor finds them, and one payer never sees another's.
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { getAddress, parseEther, parseUnits, type Address } from 'viem';
@@ -182,6 +183,28 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     expect(await auditOf(payerId)).toEqual(['payout.requested', 'payout.cancelled']);
   });
 
+  it('a transfer the token reverts (the hot wallet holds no USDC) fails with the reason and returns to the balance', async () => {
+    const { client, payerId } = await signedUpPayer(s, `joe-${randomBytes(3).toString('hex')}@payers.example`);
+    await adjust(s, payerId, '9', 'USDC');
+    const usdcOf = async () => (await s.running.services.payerAccounts.wallet(payerId, 'live')).balances.USDC.toFixed(6);
+    expect((await client.withdraw({ amount: '5', asset: 'USDC', address: fresh() })).status).toBe(303);
+    expect(await usdcOf()).toBe('4.000000');
+    const [w] = await withdrawalsOf(payerId);
+    await waitFor(
+      'mined',
+      () => txsOf(w!.id),
+      (t) => t.length === 1 && t[0]!.state !== 'signed',
+    );
+    await chain.mine(CONFIRMATIONS);
+    const failed = await waitStatus(w!.id, 'failed');
+    expect(failed.failure_reason).toContain('reverted');
+    expect(await usdcOf()).toBe('9.000000');
+    const page = (await client.request('GET', '/wallet')).html;
+    expect(page).toContain('Failed');
+    expect(page).toContain('Withdrawal returned');
+    expect(await auditOf(payerId)).toEqual(['payout.requested', 'payout.approved', 'payout.sent', 'payout.failed']);
+  });
+
   it('wrong PINs are refused and count toward the lockout; a locked PIN refuses even the right one; nothing is held', async () => {
     const { client, payerId } = await funded('dee');
     for (let i = 1; i <= 4; i++) {
@@ -251,6 +274,30 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     expect((await db().selectFrom('payers').select('pin_failures').where('id', '=', payerId).executeTakeFirstOrThrow()).pin_failures).toBe(
       0,
     );
+  });
+
+  it('in the sandbox wallet a withdrawal is sent at once with a simulated hash and paid when its 30 s are up', async () => {
+    const { client, payerId } = await signedUpPayer(s, `ivy-${randomBytes(3).toString('hex')}@payers.example`, 'test');
+    await adjust(s, payerId, '20');
+    // TRON has no sender here: the sandbox needs none.
+    const r = await client.withdraw({ amount: '7.25', network: 'TRON', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' });
+    expect(r.status, r.html).toBe(303);
+    const [w] = await withdrawalsOf(payerId);
+    expect(w).toMatchObject({ environment: 'test', status: 'sent', purpose: 'payer_withdrawal' });
+    expect(w!.tx_hash).toMatch(/^sandbox_[0-9a-f]{64}$/);
+    expect(w!.resolve_at! - w!.sent_at!).toBe(30_000);
+    const sandboxBalance = async () => (await s.running.services.payerAccounts.wallet(payerId, 'test')).balances.USDT.toFixed(6);
+    expect(await sandboxBalance()).toBe('12.750000');
+    expect(await s.running.services.payouts.payDueSandboxPayouts()).toBe(0);
+    // Its 30 s pass.
+    await db()
+      .updateTable('payouts')
+      .set({ resolve_at: Date.now() - 1 })
+      .where('id', '=', w!.id)
+      .execute();
+    expect(await s.running.services.payouts.payDueSandboxPayouts()).toBeGreaterThanOrEqual(1);
+    expect((await rowOf(w!.id)).status).toBe('paid');
+    expect(await sandboxBalance()).toBe('12.750000');
   });
 
   it("withdrawals are no merchant's and no other payer's: the merchant API neither lists nor finds them", async () => {
