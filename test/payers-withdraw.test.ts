@@ -9,42 +9,32 @@
 // merchant's: the merchant API neither lists nor finds them, and one payer never sees another's.
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { getAddress, parseEther, parseUnits, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { getAddress, parseUnits, type Address } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startAnvil, testToken, type Anvil } from './helpers/anvil.js';
+import type { Anvil } from './helpers/anvil.js';
 import { cliRunner } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { expectLedgerInvariant, expectPayerLedgerInvariant } from './helpers/ledger-invariant.js';
+import { startPayoutChain, type PayoutChain } from './helpers/payout-chain.js';
 import { waitFor } from './helpers/wait.js';
 import { WalletClient, adjust, signedUpPayer } from './helpers/wallet.js';
 
 const CONFIRMATIONS = 2;
 
 describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, () => {
+  let base: PayoutChain;
   let chain: Anvil;
-  let usdt: Address;
   let s: TestServer;
-  const keyHex = randomBytes(32).toString('hex');
-  const hot = privateKeyToAccount(`0x${keyHex}`).address;
   const { cli } = cliRunner(() => ({ url: s.config.databaseUrl }) as TestDatabase, []);
 
   beforeAll(async () => {
-    chain = await startAnvil({ chainId: 84532 });
-    usdt = await chain.deployToken('USDT');
-    await chain.test.setBalance({ address: hot, value: parseEther('10') });
-    await chain.mint(usdt, hot, '1000');
+    base = await startPayoutChain(CONFIRMATIONS);
+    chain = base.chain;
     s = await startTestServer({
       noLiveRails: true,
       env: {
+        ...base.env,
         COWRIE_PAYER_ACCOUNTS: 'on',
-        COWRIE_CHAIN_POLL_MS: '100',
-        COWRIE_CHAIN_BASE_RPC_URLS: chain.url,
-        COWRIE_CHAIN_BASE_ADDRESS: chain.accounts[5]!,
-        COWRIE_CHAIN_BASE_USDT: usdt,
-        COWRIE_CHAIN_BASE_USDC: await chain.deployToken('USDC'),
-        COWRIE_CHAIN_BASE_CONFIRMATIONS: String(CONFIRMATIONS),
-        COWRIE_CHAIN_BASE_PAYOUT_KEY: keyHex,
         COWRIE_PAYOUT_AUTO_APPROVE: '50',
         COWRIE_JOB_INTERVAL_MS: '60000',
       },
@@ -60,9 +50,7 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
   });
 
   const db = () => s.running.database.db;
-  const token = testToken();
-  const onChain = async (owner: Address) =>
-    (await chain.public.readContract({ address: usdt, abi: token.abi, functionName: 'balanceOf', args: [owner] })) as bigint;
+  const onChain = (owner: Address) => base.balanceOf(owner);
   const fresh = () => getAddress(`0x${randomBytes(20).toString('hex')}`);
   const balanceOf = async (payerId: string) => (await s.running.services.payerAccounts.wallet(payerId, 'live')).balances.USDT.toFixed(6);
   const withdrawalsOf = (payerId: string) =>
@@ -90,7 +78,7 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
   it('an auto-approved withdrawal is held at once, sent, and paid at the depth: the address receives exactly the amount', async () => {
     const { client, payerId } = await funded('ada');
     const to = fresh();
-    const hotBefore = await onChain(hot);
+    const hotBefore = await onChain(base.hot);
     const r = await client.withdraw({ amount: '12.345678', address: to });
     expect(r.status, r.html).toBe(303);
     expect(r.location).toBe('/wallet?done=withdrawal');
@@ -111,7 +99,7 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     await chain.mine(3);
     await new Promise((res) => setTimeout(res, 500));
     expect(await onChain(to)).toBe(parseUnits('12.345678', 6));
-    expect(hotBefore - (await onChain(hot))).toBe(parseUnits('12.345678', 6));
+    expect(hotBefore - (await onChain(base.hot))).toBe(parseUnits('12.345678', 6));
     expect((await txsOf(w!.id)).map((t) => t.state)).toEqual(['landed']);
     expect(await balanceOf(payerId)).toBe('87.654322');
     // The payer's ledger: held from the balance, then sent from the hold to the world.

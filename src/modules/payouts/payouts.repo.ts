@@ -146,6 +146,15 @@ export async function setNonce(db: Q, network: string, sender: string, next: num
     .execute();
 }
 
+/** The columns every audit entry has, the payers' and the console's. */
+function auditColumns(
+  kind: 'payer_audit' | 'audit_entry',
+  e: { actor: string; action: string; detail?: object; ip?: string | null; at: number },
+) {
+  const detail = e.detail === undefined ? null : JSON.stringify(e.detail);
+  return { id: newId(kind), actor: e.actor, action: e.action, detail, ip: e.ip ?? null, created_at: e.at };
+}
+
 /** An entry of a payer's audit trail (a withdrawal's steps). */
 export async function insertPayerAudit(
   db: Q,
@@ -153,15 +162,7 @@ export async function insertPayerAudit(
 ): Promise<void> {
   await db
     .insertInto('payer_audit')
-    .values({
-      id: newId('payer_audit'),
-      payer_id: entry.payerId,
-      actor: entry.actor,
-      action: entry.action,
-      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      ip: entry.ip ?? null,
-      created_at: entry.at,
-    })
+    .values({ ...auditColumns('payer_audit', entry), payer_id: entry.payerId })
     .execute();
 }
 
@@ -181,16 +182,6 @@ export async function insertAudit(
 ): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({
-      id: newId('audit_entry'),
-      merchant_id: entry.merchantId,
-      user_id: entry.userId ?? null,
-      actor: entry.actor,
-      action: entry.action,
-      target: entry.target,
-      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      ip: entry.ip ?? null,
-      created_at: entry.at,
-    })
+    .values({ ...auditColumns('audit_entry', entry), merchant_id: entry.merchantId, user_id: entry.userId ?? null, target: entry.target })
     .execute();
 }

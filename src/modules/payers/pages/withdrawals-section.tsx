@@ -4,43 +4,30 @@
 import { PAYOUT_STATUS_WORDS, PayoutFields, type Payout } from '../../payouts/index.js';
 import { PAYER_ASSETS } from '../../ledger/index.js';
 import { CsrfField } from './layout.js';
+import { ScrollTable } from './scroll-table.js';
 
 function WithdrawalRows({ withdrawals }: { withdrawals: Payout[] }) {
   if (withdrawals.length === 0) return <p>No withdrawals yet.</p>;
   return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Withdrawals">
-      <table id="withdrawals">
-        <caption>Your withdrawals, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Amount</th>
-            <th scope="col">To</th>
-            <th scope="col">Status</th>
-            <th scope="col">Transaction</th>
-          </tr>
-        </thead>
-        <tbody>
-          {withdrawals.map((w) => (
-            <tr data-payout={w.id}>
-              <td>{`${w.created_at.replace('T', ' ').slice(0, 16)} UTC`}</td>
-              <td>{`${w.amount} ${w.asset}`}</td>
-              <td>
-                {`${w.network} `}
-                <code>{w.address}</code>
-              </td>
-              <td>
-                <span class="status" data-status={w.status}>
-                  {PAYOUT_STATUS_WORDS[w.status]}
-                </span>
-                {w.failure_reason ? ` (${w.failure_reason})` : ''}
-              </td>
-              <td>{w.tx_hash ? <code>{w.tx_hash}</code> : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable label="Withdrawals" caption="Your withdrawals, newest first" columns={['When', 'Amount', 'To', 'Status', 'Transaction']}>
+      {withdrawals.map((w) => (
+        <tr data-payout={w.id}>
+          <td>{`${w.created_at.replace('T', ' ').slice(0, 16)} UTC`}</td>
+          <td>{`${w.amount} ${w.asset}`}</td>
+          <td>
+            {`${w.network} `}
+            <code>{w.address}</code>
+          </td>
+          <td>
+            <span class="status" data-status={w.status}>
+              {PAYOUT_STATUS_WORDS[w.status]}
+            </span>
+            {w.failure_reason ? ` (${w.failure_reason})` : ''}
+          </td>
+          <td>{w.tx_hash ? <code>{w.tx_hash}</code> : ''}</td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
