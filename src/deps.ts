@@ -10,7 +10,7 @@ import type { ConsoleAuth } from './modules/console/index.js';
 import type { CustomerService } from './modules/customers/index.js';
 import type { IntentService, RailRegistry } from './modules/payment-intents/index.js';
 import type { PaymentService } from './modules/payments/index.js';
-import type { PayerAccounts, PayerAuth, PayerChainTopups, PayerMpesaTopups } from './modules/payers/index.js';
+import type { PayerAccounts, PayerAuth, PayerChainTopups, PayerMpesaTopups, PayerWithdrawals } from './modules/payers/index.js';
 import type { LinkService } from './modules/payment-links/index.js';
 import type { QuoteService } from './modules/quotes/index.js';
 import type {
@@ -83,6 +83,8 @@ export interface Services {
   payerAccounts: PayerAccounts;
   /** Payers' on-chain top-ups: asked on the wallet page, credited by the chain watchers. */
   payerTopups: PayerChainTopups;
+  /** Payers' withdrawals from the wallet page, sent by the payout senders. */
+  payerWithdrawals: PayerWithdrawals;
   /** Wallet sign-in attempts per client address (LOGINS_PER_MINUTE a minute), spent by the wallet's sign-in route. */
   walletLogins: WindowLimiter;
   /** Payers' M-Pesa top-ups at a locked quote: on when the M-Pesa rail and live payer accounts are. */

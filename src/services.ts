@@ -13,7 +13,7 @@ import { CustomerService } from './modules/customers/index.js';
 import { GroupCommit } from './db/group-commit.js';
 import { IntentService, RailRegistry, checkoutUrlFor, creationBatch } from './modules/payment-intents/index.js';
 import { PaymentService } from './modules/payments/index.js';
-import { BalanceRail, PayerAccounts, PayerAuth, PayerChainTopups, PayerMpesaTopups } from './modules/payers/index.js';
+import { BalanceRail, PayerAccounts, PayerAuth, PayerChainTopups, PayerMpesaTopups, PayerWithdrawals } from './modules/payers/index.js';
 import { LINK_MINTS_PER_MINUTE, LinkService, linkUrlFor } from './modules/payment-links/index.js';
 import { QuoteService } from './modules/quotes/index.js';
 import {
@@ -91,7 +91,7 @@ export async function buildServices(
   providers.paypalWebhooks?.refundsTo(refundDecisions);
   mpesa?.reversals?.refundsTo(refundDecisions);
   refundsTo(refundDecisions); // the payout senders tell it when a refund's on-chain send is final
-  const areas = signedInAreas(config, payments, database, clocks, rails, buckets, { mpesa, rates, logger: opts.logger });
+  const areas = signedInAreas(config, payments, database, clocks, rails, buckets, { mpesa, rates, logger: opts.logger }, chains.payouts);
   const runTimeJobs = timeJobs({
     db,
     clocks,
@@ -192,9 +192,9 @@ function referencePrices(
 
 /**
  * The signed-in areas: the merchant console's users and sign-in budget per address, and payer accounts
- * (their sign-in and PINs, the operator's view, the wallet's sign-in budget and, unless
- * COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC, and M-Pesa
- * top-ups when the M-Pesa rail is configured).
+ * (their sign-in and PINs, the operator's view, withdrawals through the payouts, the wallet's sign-in budget
+ * and, unless COWRIE_PAYER_ACCOUNTS=off, the live balance rail, offered on intents settling in USDT or USDC,
+ * and M-Pesa top-ups when the M-Pesa rail is configured).
  */
 function signedInAreas(
   config: Config,
@@ -204,6 +204,7 @@ function signedInAreas(
   rails: RailRegistry,
   buckets: BucketStore,
   topupsVia: { mpesa: MpesaRail | null; rates: RateProvider; logger: Logger },
+  payouts: PayoutService,
 ) {
   const db = database.db;
   const payerAuth = new PayerAuth({ db, clock: clocks.base, hashCost: config.passwordHashCost });
@@ -215,6 +216,7 @@ function signedInAreas(
     payerAccounts: new PayerAccounts({ db, clock: clocks.base, auth: payerAuth }),
     walletLogins: createWindowLimiter({ points: LOGINS_PER_MINUTE, durationS: 60, prefix: 'wallet-login' }, buckets),
     payerMpesaTopups: payerTopupsOf(config, topupsVia.mpesa, payerAuth, db, clocks, topupsVia.rates, topupsVia.logger),
+    payerWithdrawals: new PayerWithdrawals({ db, auth: payerAuth, payouts }),
   };
 }
 

@@ -30,6 +30,7 @@ import * as m0024 from './migrations/0024-write-path-indexes.js';
 import * as m0025 from './migrations/0025-payers.js';
 import * as m0026 from './migrations/0026-payer-topups-chain.js';
 import * as m0027 from './migrations/0027-payer-topups-mpesa.js';
+import * as m0028 from './migrations/0028-payer-withdrawals.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -67,6 +68,7 @@ export const migrationsOf = (ctx: MigrationContext): Record<string, Migration> =
   '0025-payers': m0025,
   '0026-payer-topups-chain': m0026,
   '0027-payer-topups-mpesa': m0027,
+  '0028-payer-withdrawals': m0028,
 });
 
 class StaticProvider implements MigrationProvider {

@@ -5,8 +5,10 @@ import type { MerchantScope } from '../shared/scope.js';
 import type { DB } from './schema.js';
 import type { Q } from './transaction.js';
 
-/** The tables whose rows belong to a merchant and an environment. */
-export type ScopedTable = { [K in keyof DB]: DB[K] extends { merchant_id: string; environment: string } ? K : never }[keyof DB];
+/** The tables whose rows belong to a merchant and an environment (a row of no merchant is no merchant's). */
+export type ScopedTable = {
+  [K in keyof DB]: DB[K] extends { merchant_id: string | null; environment: string } ? K : never;
+}[keyof DB];
 
 /** `select * from <table> where merchant_id = ? and environment = ?`, to narrow further. */
 export function scopedRows<T extends ScopedTable>(db: Q, table: T, scope: MerchantScope): SelectQueryBuilder<DB, T, Selectable<DB[T]>> {

@@ -136,3 +136,35 @@ export async function expectLedgerInvariant(db: Kysely<DB>): Promise<void> {
   }
   expect(settlements.length).toBe(paid.length);
 }
+
+/**
+ * The payers' ledger invariant: every movement sums to zero in its asset; no payer's balance or held amount
+ * is below zero; what is held for withdrawals is exactly the amount of each payer's withdrawals not yet
+ * final (requested or sent).
+ */
+export async function expectPayerLedgerInvariant(db: Kysely<DB>): Promise<void> {
+  const legs = await db.selectFrom('payer_ledger_entries').selectAll().execute();
+  const byMovement = new Map<string, Decimal>();
+  const byAccount = new Map<string, Decimal>();
+  const add = (m: Map<string, Decimal>, k: string, v: string) => m.set(k, (m.get(k) ?? new Decimal(0)).plus(v));
+  for (const l of legs) {
+    add(byMovement, `${l.movement_id}/${l.asset}`, l.amount);
+    add(byAccount, `${l.payer_id}/${l.environment}/${l.asset}/${l.account}`, l.amount);
+  }
+  for (const [k, v] of byMovement) expect(v.isZero(), `payer movement ${k} sums to ${v.toFixed()}`).toBe(true);
+  for (const [k, v] of byAccount) if (!k.endsWith('/world')) expect(v.isNegative(), `payer account ${k} is ${v.toFixed()}`).toBe(false);
+  const open = await db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('purpose', '=', 'payer_withdrawal')
+    .where('status', 'in', ['requested', 'sent'])
+    .execute();
+  const expected = new Map<string, Decimal>();
+  for (const w of open) add(expected, `${w.payer_id}/${w.environment}/${w.asset}/payer_payout_held`, w.amount);
+  const keys = new Set([...byAccount.keys(), ...expected.keys()].filter((k) => k.endsWith('/payer_payout_held')));
+  for (const k of keys) {
+    expect((byAccount.get(k) ?? new Decimal(0)).toFixed(), `held ${k} against open withdrawals`).toBe(
+      (expected.get(k) ?? new Decimal(0)).toFixed(),
+    );
+  }
+}

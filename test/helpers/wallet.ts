@@ -82,6 +82,13 @@ export class WalletClient {
     });
   }
 
+  /** Asks for a withdrawal from the wallet page's form (its CSRF token read from the page), with `pin`. */
+  async withdraw(body: { amount: string; address: string; asset?: string; network?: string }, pin = PAYER_PIN): Promise<WalletResponse> {
+    const page = await this.request('GET', '/wallet');
+    const form = { _csrf: WalletClient.csrfOf(page.html), asset: 'USDT', network: 'BASE', ...body, pin };
+    return this.request('POST', '/wallet/payouts', form);
+  }
+
   /** Opens an intent's checkout and pays it from the balance with `pin`, as the checkout's script does. */
   async payFromBalance(checkoutUrl: string, pin: string): Promise<{ status: number; json: any }> {
     const path = pathOf(checkoutUrl);

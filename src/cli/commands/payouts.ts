@@ -1,4 +1,5 @@
-// `cowrie payouts list|approve|cancel`: the operator's decisions on merchants' payouts. A live payout above
+// `cowrie payouts list|approve|cancel`: the operator's decisions on merchants' payouts and payers' withdrawals
+// (payouts of purpose `payer_withdrawal`, which the same commands approve and cancel). A live payout above
 // COWRIE_PAYOUT_AUTO_APPROVE waits `requested` until approved (the sender then sends it) or cancelled (its
 // hold returns to the merchant's available balance). A payout that is not waiting is refused, saying why.
 import type { Command } from 'commander';
@@ -6,16 +7,16 @@ import type { PayoutRow } from '../../db/schema.js';
 import { PAYOUT_STATUSES, payoutView } from '../../modules/payouts/index.js';
 import { CliFailure, type CliSession, type JsonOpt } from './session.js';
 
-/** The API's record, with what only the operator sees: the merchant, and whether it is approved. */
+/** The API's record, with what only the operator sees: the merchant (or, for a withdrawal, the payer), and whether it is approved. */
 function operatorView(row: PayoutRow) {
-  return { ...payoutView(row), merchant: row.merchant_id, approved: row.approved_at !== null };
+  return { ...payoutView(row), merchant: row.merchant_id, payer: row.payer_id, approved: row.approved_at !== null };
 }
 
 export function registerPayoutCommands(program: Command, cli: CliSession): void {
   const payouts = program.command('payouts').description("Operator decisions on merchants' payouts");
   payouts
     .command('list')
-    .description('Payouts of every merchant, newest first')
+    .description("Payouts of every merchant and payers' withdrawals, newest first")
     .option('--status <status>', `only this status (${PAYOUT_STATUSES.join(', ')})`)
     .option('--json', 'machine-readable output')
     .action(async (opts: JsonOpt & { status?: string }) => {
@@ -25,7 +26,7 @@ export function registerPayoutCommands(program: Command, cli: CliSession): void 
       const rows = await cli.withServices((s) => s.payouts.listAll(status ? { status } : {}));
       const lines = rows.map(
         (r) =>
-          `${r.id}  ${r.environment.padEnd(4)}  ${r.status.padEnd(9)}${r.status === 'requested' ? (r.approved_at === null ? ' (waiting)' : ' (approved)') : ''}  ${r.amount} ${r.asset} on ${r.network.toUpperCase()} to ${r.address}  ${r.merchant_id}${r.tx_hash ? `  ${r.tx_hash}` : ''}`,
+          `${r.id}  ${r.environment.padEnd(4)}  ${r.status.padEnd(9)}${r.status === 'requested' ? (r.approved_at === null ? ' (waiting)' : ' (approved)') : ''}  ${r.amount} ${r.asset} on ${r.network.toUpperCase()} to ${r.address}  ${r.merchant_id ?? r.payer_id}${r.tx_hash ? `  ${r.tx_hash}` : ''}`,
       );
       cli.emit(opts, { payouts: rows.map(operatorView) }, rows.length === 0 ? 'No payouts.' : lines.join('\n'));
     });
@@ -43,6 +44,10 @@ export function registerPayoutCommands(program: Command, cli: CliSession): void 
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: JsonOpt) => {
       const row = await cli.withServices((s) => s.payouts.cancel(id));
-      cli.emit(opts, { payout: operatorView(row) }, `Payout ${row.id} is cancelled; ${row.amount} ${row.asset} is available again.`);
+      cli.emit(
+        opts,
+        { payout: operatorView(row) },
+        `Payout ${row.id} is cancelled; ${row.amount} ${row.asset} is ${row.payer_id ? `back in payer ${row.payer_id}'s balance` : 'available again'}.`,
+      );
     });
 }

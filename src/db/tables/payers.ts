@@ -57,6 +57,8 @@ export interface PayerLedgerEntriesTable {
   merchant_id: string | null;
   /** The operator's reason of an adjustment. */
   reason: string | null;
+  /** The withdrawal (a payout row) the movement holds, sends or releases. */
+  payout_id: string | null;
   created_at: number;
 }
 

@@ -7,10 +7,16 @@ export type PayoutStatus = 'requested' | 'sent' | 'paid' | 'failed' | 'cancelled
 
 export interface PayoutsTable {
   id: string;
-  merchant_id: string;
+  /** The merchant paying out or refunding; null for a payer's withdrawal. */
+  merchant_id: string | null;
   environment: Environment;
-  /** `payout` (the merchant's) or `refund` (the send of an external-wallet refund, never listed as a payout). */
-  purpose: 'payout' | 'refund';
+  /**
+   * `payout` (the merchant's), `refund` (the send of an external-wallet refund, never listed as a payout) or
+   * `payer_withdrawal` (a payer's, from the service balance; never listed as a merchant's payout).
+   */
+  purpose: 'payout' | 'refund' | 'payer_withdrawal';
+  /** The payer withdrawing (purpose `payer_withdrawal`); null otherwise. */
+  payer_id: string | null;
   refund_id: string | null;
   /** Decimal text with the asset's decimals: exactly what the address receives and the balance loses. */
   amount: string;

@@ -3,6 +3,7 @@
 // in legs of their own because a payer belongs to no merchant. Accounts, per payer, environment and asset:
 //   payer_balance   what the payer holds (never negative: see lockPayerFunds' callers)
 //   world           the outside that money comes from (a top-up, a refund) and goes to (a payment)
+//   payer_payout_held  held for a withdrawal from its request until it is paid (to world) or released
 // A payment from the balance is two movements in one transaction: payer_balance -> world here, and
 // world -> merchant_pending in the merchant's ledger, for the same payment intent.
 import type { Q } from '../../db/transaction.js';
@@ -12,13 +13,14 @@ import type { Environment } from '../../shared/scope.js';
 import { UnbalancedMovement } from './ledger.service.js';
 import * as repo from './ledger.repo.js';
 
-export const PAYER_ACCOUNTS = { balance: 'payer_balance', world: 'world' } as const;
+export const PAYER_ACCOUNTS = { balance: 'payer_balance', world: 'world', payoutHeld: 'payer_payout_held' } as const;
+export type PayerAccount = (typeof PAYER_ACCOUNTS)[keyof typeof PAYER_ACCOUNTS];
 
 /** The assets payers hold. */
 export const PAYER_ASSETS = ['USDT', 'USDC'] as const satisfies readonly SettlementAsset[];
 export type PayerAsset = (typeof PAYER_ASSETS)[number];
 
-export type PayerMovementKind = 'top_up' | 'payment' | 'refund' | 'adjustment' | 'withdrawal' | 'withdrawal_reversal';
+export type PayerMovementKind = 'top_up' | 'payment' | 'refund' | 'adjustment' | 'withdrawal' | 'withdrawal_sent' | 'withdrawal_reversal';
 
 export interface PayerMovement {
   payerId: string;
@@ -32,11 +34,17 @@ export interface PayerMovement {
   refundId?: string | null;
   merchantId?: string | null;
   reason?: string | null;
+  payoutId?: string | null;
 }
 
 /** Writes one balanced movement between the payer's balance and the world. */
-export async function postPayerMovement(trx: Q, m: PayerMovement): Promise<string> {
-  if (m.amount.isZero()) throw new UnbalancedMovement(m.kind, m.amount);
+export function postPayerMovement(trx: Q, m: PayerMovement): Promise<string> {
+  return payerTransfer(trx, m, PAYER_ACCOUNTS.world, PAYER_ACCOUNTS.balance);
+}
+
+/** Moves `m.amount` (signed: a negative amount moves the other way) from one of the payer's accounts to another. */
+export async function payerTransfer(trx: Q, m: PayerMovement, from: PayerAccount, to: PayerAccount): Promise<string> {
+  if (m.amount.isZero() || from === to) throw new UnbalancedMovement(m.kind, m.amount);
   const movementId = newId('ledger_movement');
   const leg = (account: string, amount: Decimal) => ({
     movement_id: movementId,
@@ -50,9 +58,10 @@ export async function postPayerMovement(trx: Q, m: PayerMovement): Promise<strin
     refund_id: m.refundId ?? null,
     merchant_id: m.merchantId ?? null,
     reason: m.reason ?? null,
+    payout_id: m.payoutId ?? null,
     created_at: m.at,
   });
-  await repo.insertPayerLegs(trx, [leg(PAYER_ACCOUNTS.balance, m.amount), leg(PAYER_ACCOUNTS.world, m.amount.neg())]);
+  await repo.insertPayerLegs(trx, [leg(to, m.amount), leg(from, m.amount.neg())]);
   return movementId;
 }
 

@@ -11,3 +11,4 @@ export { PayerAccounts, lockPayer, movementView, payerView, requirePayerAsset } 
 export { BalanceRail } from './balance-rail.js';
 export { PayerChainTopups, type TopupNetwork, type TopupView } from './chain-topups.service.js';
 export { PayerMpesaTopups, type MpesaTopupView } from './mpesa-topups.service.js';
+export { PayerWithdrawals, type WithdrawalRequest } from './payer-withdrawals.service.js';

@@ -21,12 +21,14 @@ import {
 } from '../../http/forms.js';
 import type { WindowLimiter } from '../../http/rate-limit.js';
 import { serveAssets } from '../../http/static-assets.js';
+import { AppError } from '../../shared/errors.js';
 import { ConsoleError } from '../console/index.js';
 import { WALLET_COOKIE, type PayerAuth, type PayerSession } from './payer-auth.service.js';
 import type { PayerAccounts } from './payers.service.js';
 import type { PayerMpesaTopups } from './mpesa-topups.service.js';
 import { mpesaTopupRoutes } from './mpesa-topup.routes.js';
 import type { PayerChainTopups } from './chain-topups.service.js';
+import type { PayerWithdrawals } from './payer-withdrawals.service.js';
 import { messagePage, type WalletContext } from './pages/layout.js';
 import { signInPage, signUpPage } from './pages/sign-in-pages.js';
 import { walletHomePage } from './pages/wallet-page.js';
@@ -35,6 +37,7 @@ export interface WalletRouteDeps {
   payerAuth: PayerAuth;
   payerAccounts: PayerAccounts;
   payerTopups: Pick<PayerChainTopups, 'networks' | 'ofPayer' | 'request'>;
+  payerWithdrawals: PayerWithdrawals;
   walletLogins: WindowLimiter;
   /** Live payer accounts on (COWRIE_PAYER_ACCOUNTS); the sandbox wallet is always there. */
   liveOn: boolean;
@@ -174,6 +177,7 @@ const NOTICES: Record<string, string> = {
   totp_on: 'Two-step sign-in is on.',
   totp_off: 'Two-step sign-in is off.',
   topup: 'Send the exact amount shown to the address shown; it is added to your balance once the network confirms it.',
+  withdrawal: 'Your withdrawal is asked for: the amount is held from your balance until it is sent.',
 };
 
 /** The wallet page, with a notice after an action, an error, or the two-step sign-in being set up. */
@@ -189,6 +193,7 @@ async function homePage(
     totpSetup?: { secret: string; qr: string };
     recoveryCodes?: string[];
     topupForm?: Form;
+    withdrawalForm?: Form;
   } = {},
 ) {
   const { id, environment } = session.payer;
@@ -196,6 +201,7 @@ async function homePage(
   const topups = await kit.deps.payerTopups.ofPayer(id, environment);
   const mpesa = kit.deps.payerMpesaTopups;
   const mpesaTopups = mpesa && environment === 'live' ? await mpesa.list(id) : undefined;
+  const withdrawals = await kit.deps.payerWithdrawals.list(id, environment);
   const topup = {
     networks: kit.deps.payerTopups.networks,
     waiting: topups.waiting,
@@ -210,7 +216,7 @@ async function homePage(
     extra.status ?? 200,
     walletHomePage(
       { ...kit.ctx(request, session), session },
-      { ...wallet, ...extra, topup, details, ...(mpesaTopups ? { mpesaTopups } : {}) },
+      { ...wallet, withdrawals, ...extra, topup, details, ...(mpesaTopups ? { mpesaTopups } : {}) },
     ),
   );
 }
@@ -267,6 +273,26 @@ async function totp(kit: WalletKit, request: FastifyRequest, reply: FastifyReply
   return reply.code(303).header('location', '/wallet?done=totp_off').send();
 }
 
+/** A withdrawal from the wallet page (PIN required); a refusal shows the page again with the form as typed. */
+async function withdraw(kit: WalletKit, request: FastifyRequest, reply: FastifyReply) {
+  const session = await acting(kit, request, reply);
+  if (!session) return reply;
+  const form = formOf(request);
+  const input = {
+    amount: field(form, 'amount'),
+    asset: field(form, 'asset'),
+    network: field(form, 'network'),
+    address: field(form, 'address'),
+  };
+  try {
+    await kit.deps.payerWithdrawals.request(session.payer, { ...input, pin: field(form, 'pin') }, request.ip);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return homePage(kit, request, reply, session, { status: err.status, error: err.message, withdrawalForm: input });
+  }
+  return reply.code(303).header('location', '/wallet?done=withdrawal').header('cache-control', 'no-store').send();
+}
+
 export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRouteDeps }): Promise<void> {
   // The console's stylesheet, served again under the wallet's own path.
   await acceptForms(app);
@@ -285,6 +311,7 @@ export async function walletRoutes(app: FastifyInstance, opts: { deps: WalletRou
   app.post('/wallet/login', ROUTE, (request, reply) => submitForm(kit, request, reply, 'login'));
   app.post('/wallet/logout', ROUTE, (request, reply) => logout(kit, request, reply));
   app.post('/wallet/topups/chain', ROUTE, (request, reply) => topUp(kit, request, reply));
+  app.post('/wallet/payouts', ROUTE, (request, reply) => withdraw(kit, request, reply));
   for (const step of ['start', 'confirm', 'disable'] as const) {
     app.post(`/wallet/totp/${step}`, ROUTE, (request, reply) => totp(kit, request, reply, step));
   }

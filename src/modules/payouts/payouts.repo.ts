@@ -41,11 +41,25 @@ export async function listPayouts(
   return keysetPage(engineOf(db), q, cursor, limit).execute();
 }
 
-/** Every merchant's payouts, newest first (the operator's list). */
+/** Every merchant's payouts and every payer's withdrawals, newest first (the operator's list). */
 export async function listAllPayouts(db: Q, filter: { status?: PayoutStatus }, limit: number): Promise<PayoutRow[]> {
-  let q = db.selectFrom('payouts').selectAll().where('purpose', '=', 'payout');
+  let q = db.selectFrom('payouts').selectAll().where('purpose', 'in', ['payout', 'payer_withdrawal']);
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** A payer's withdrawals in an environment, newest first (the wallet page's list). */
+export async function listPayerWithdrawals(db: Q, payerId: string, environment: string, limit: number): Promise<PayoutRow[]> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('payer_id', '=', payerId)
+    .where('environment', '=', environment as PayoutRow['environment'])
+    .where('purpose', '=', 'payer_withdrawal')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Moves a payout from the status it was read in; false when another move came first. */
@@ -132,6 +146,26 @@ export async function setNonce(db: Q, network: string, sender: string, next: num
     .execute();
 }
 
+/** The columns every audit entry has, the payers' and the console's. */
+function auditColumns(
+  kind: 'payer_audit' | 'audit_entry',
+  e: { actor: string; action: string; detail?: object; ip?: string | null; at: number },
+) {
+  const detail = e.detail === undefined ? null : JSON.stringify(e.detail);
+  return { id: newId(kind), actor: e.actor, action: e.action, detail, ip: e.ip ?? null, created_at: e.at };
+}
+
+/** An entry of a payer's audit trail (a withdrawal's steps). */
+export async function insertPayerAudit(
+  db: Q,
+  entry: { payerId: string; actor: string; action: string; detail?: object; ip?: string | null; at: number },
+): Promise<void> {
+  await db
+    .insertInto('payer_audit')
+    .values({ ...auditColumns('payer_audit', entry), payer_id: entry.payerId })
+    .execute();
+}
+
 /** An entry of the console's audit log (the command line's actor is `operator`). */
 export async function insertAudit(
   db: Q,
@@ -148,16 +182,6 @@ export async function insertAudit(
 ): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({
-      id: newId('audit_entry'),
-      merchant_id: entry.merchantId,
-      user_id: entry.userId ?? null,
-      actor: entry.actor,
-      action: entry.action,
-      target: entry.target,
-      detail: entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      ip: entry.ip ?? null,
-      created_at: entry.at,
-    })
+    .values({ ...auditColumns('audit_entry', entry), merchant_id: entry.merchantId, user_id: entry.userId ?? null, target: entry.target })
     .execute();
 }

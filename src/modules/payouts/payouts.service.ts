@@ -9,17 +9,17 @@ import { randomBytes } from 'node:crypto';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { readPage, type Page } from '../../db/pagination.js';
 import type { PayoutRow, PayoutStatus } from '../../db/schema.js';
-import { transaction, type CommitWith, type Db } from '../../db/transaction.js';
+import { transaction, type CommitWith, type Db, type Tx } from '../../db/transaction.js';
 import type { MerchantClocks } from '../../shared/clock.js';
 import type { ChainNetwork } from '../../shared/chains.js';
 import { AppError, OperatorError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, formatAmount, requireAmount, type SettlementAsset } from '../../shared/money.js';
-import type { MerchantScope } from '../../shared/scope.js';
+import type { Environment, MerchantScope } from '../../shared/scope.js';
 import { ACCOUNTS, accountBalances } from '../ledger/index.js';
 import type { ProviderRefund } from '../payment-intents/index.js';
 import { lockMerchant } from '../merchants/index.js';
-import { markPaid, markReleased, markSent, recordRequested } from './payout-outcomes.js';
+import { auditPayout, markPaid, markReleased, markSent, recordRequested } from './payout-outcomes.js';
 import { ADDRESS_PATTERNS, payoutView, type Payout } from './payout.schema.js';
 import * as repo from './payouts.repo.js';
 
@@ -64,8 +64,35 @@ function simulatedHash(network: ChainNetwork): string {
   return `sandbox_${hex}`;
 }
 
+/** A payout just asked for: `requested`, nothing sent yet. */
+function requestedRow(
+  r: Omit<PayoutRow, 'status' | 'tx_hash' | 'failure_reason' | 'resolve_at' | 'sent_at' | 'paid_at' | 'updated_at'>,
+): PayoutRow {
+  return {
+    ...r,
+    status: 'requested',
+    tx_hash: null,
+    failure_reason: null,
+    resolve_at: null,
+    sent_at: null,
+    paid_at: null,
+    updated_at: r.created_at,
+  };
+}
+
 export class PayoutService {
   constructor(private readonly deps: PayoutServiceDeps) {}
+
+  /** Now for a payout: its merchant's clock (a sandbox clock may be ahead), or the base clock for a payer's. */
+  private nowOf(row: PayoutRow): Promise<number> | number {
+    if (row.merchant_id === null) return this.deps.clocks.base.nowMs();
+    return this.deps.clocks.nowMs({ merchantId: row.merchant_id, environment: row.environment });
+  }
+
+  /** A payer's withdrawals, newest first (the wallet page). */
+  payerWithdrawals(payerId: string, environment: Environment, limit = 100): Promise<PayoutRow[]> {
+    return repo.listPayerWithdrawals(this.deps.db, payerId, environment, limit);
+  }
 
   /** Checks the request, holds the amount and records the payout (sandbox: sent at once). */
   async create(
@@ -75,25 +102,8 @@ export class PayoutService {
     commitWith?: CommitWith<PayoutRow>,
   ): Promise<PayoutRow> {
     const deps = this.deps;
-    const network = input.network.toLowerCase() as ChainNetwork;
-    const amount = requireAmount(input.amount, input.asset, 'amount');
-    if (amount.lte(0)) throw new AppError('parameter_invalid', 'Invalid amount: a payout must be more than 0.', { param: 'amount' });
-    const pattern = ADDRESS_PATTERNS[network];
-    if (!pattern) throw new AppError('parameter_invalid', 'Invalid network: one of BASE, POLYGON, TRON or SOLANA.', { param: 'network' });
-    const badAddress = () =>
-      new AppError('parameter_invalid', `Invalid address: not a valid ${network.toUpperCase()} address.`, { param: 'address' });
-    if (!pattern.test(input.address)) throw badAddress();
     const live = scope.environment === 'live';
-    if (live && !deps.networks.has(network)) {
-      throw new AppError(
-        'payout_network_unavailable',
-        `No payout sender is configured for ${network.toUpperCase()}; choose another network.`,
-        {
-          param: 'network',
-        },
-      );
-    }
-    if (live && !deps.networks.isValidAddress(network, input.address)) throw badAddress();
+    const { network, amount } = this.checkRequest(scope.environment, input);
     const clock = await deps.clocks.of(scope);
     const row = await transaction(deps.db, async (trx) => {
       const now = clock.nowMs();
@@ -106,9 +116,10 @@ export class PayoutService {
           { param: 'amount' },
         );
       }
-      const requested: PayoutRow = {
+      const requested = requestedRow({
         id: newId('payout'),
         merchant_id: scope.merchantId,
+        payer_id: null,
         environment: scope.environment,
         purpose: 'payout',
         refund_id: null,
@@ -116,32 +127,81 @@ export class PayoutService {
         asset: input.asset,
         network,
         address: input.address,
-        status: 'requested',
-        tx_hash: null,
-        failure_reason: null,
         approved_at: live && amount.lte(deps.autoApprove) ? now : null,
-        resolve_at: null,
         created_at: now,
-        sent_at: null,
-        paid_at: null,
-        updated_at: now,
-      };
-      await recordRequested(trx, requested, by);
-      let result = requested;
-      if (requested.approved_at !== null) {
-        await repo.insertAudit(trx, {
-          merchantId: scope.merchantId,
-          actor: 'auto',
-          action: 'payout.approved',
-          target: requested.id,
-          at: now,
-        });
-      }
-      if (!live) result = (await markSent(trx, requested, simulatedHash(network), now, now + SANDBOX_PAID_AFTER_MS)) ?? requested;
+      });
+      const result = await this.record(trx, requested, by);
       await commitWith?.inTransaction(trx, result);
       return result;
     });
     return row;
+  }
+
+  /**
+   * A payer's withdrawal from the service balance, in the caller's transaction (which holds the payer's row
+   * locked and checked the balance): recorded with its hold, approved at once up to the threshold (live),
+   * and in the sandbox `sent` at once with a simulated hash.
+   */
+  async recordPayerWithdrawal(
+    trx: Tx,
+    w: { payerId: string; environment: Environment; amount: Decimal; asset: SettlementAsset; network: ChainNetwork; address: string },
+    by: PayoutRequester,
+  ): Promise<PayoutRow> {
+    const now = this.deps.clocks.base.nowMs();
+    const live = w.environment === 'live';
+    const requested = requestedRow({
+      id: newId('payout'),
+      merchant_id: null,
+      payer_id: w.payerId,
+      environment: w.environment,
+      purpose: 'payer_withdrawal',
+      refund_id: null,
+      amount: formatAmount(w.amount, w.asset),
+      asset: w.asset,
+      network: w.network,
+      address: w.address,
+      approved_at: live && w.amount.lte(this.deps.autoApprove) ? now : null,
+      created_at: now,
+    });
+    return this.record(trx, requested, by);
+  }
+
+  /** Records a payout asked for with its hold, its auto-approval, and (sandbox) its simulated send. */
+  private async record(trx: Tx, requested: PayoutRow, by: PayoutRequester): Promise<PayoutRow> {
+    const now = requested.created_at;
+    await recordRequested(trx, requested, by);
+    if (requested.approved_at !== null) await auditPayout(trx, requested, { actor: 'auto', action: 'payout.approved', at: now });
+    if (requested.environment === 'live') return requested;
+    const network = requested.network as ChainNetwork;
+    return (await markSent(trx, requested, simulatedHash(network), now, now + SANDBOX_PAID_AFTER_MS)) ?? requested;
+  }
+
+  /**
+   * Checks a payout's request before anything is held: a positive amount in the asset's decimals, a known
+   * network and an address of its form; live, a network with a sender whose own check the address passes.
+   */
+  checkRequest(environment: Environment, input: CreatePayoutInput): { network: ChainNetwork; amount: Decimal } {
+    const deps = this.deps;
+    const network = input.network.toLowerCase() as ChainNetwork;
+    const amount = requireAmount(input.amount, input.asset, 'amount');
+    if (amount.lte(0)) throw new AppError('parameter_invalid', 'Invalid amount: a payout must be more than 0.', { param: 'amount' });
+    const pattern = ADDRESS_PATTERNS[network];
+    if (!pattern) throw new AppError('parameter_invalid', 'Invalid network: one of BASE, POLYGON, TRON or SOLANA.', { param: 'network' });
+    const badAddress = () =>
+      new AppError('parameter_invalid', `Invalid address: not a valid ${network.toUpperCase()} address.`, { param: 'address' });
+    if (!pattern.test(input.address)) throw badAddress();
+    const live = environment === 'live';
+    if (live && !deps.networks.has(network)) {
+      throw new AppError(
+        'payout_network_unavailable',
+        `No payout sender is configured for ${network.toUpperCase()}; choose another network.`,
+        {
+          param: 'network',
+        },
+      );
+    }
+    if (live && !deps.networks.isValidAddress(network, input.address)) throw badAddress();
+    return { network, amount };
   }
 
   async get(scope: MerchantScope, id: string): Promise<Payout> {
@@ -169,7 +229,7 @@ export class PayoutService {
   async approve(id: string, actor = 'operator'): Promise<PayoutRow> {
     return transaction(this.deps.db, async (trx) => {
       const locked = await repo.lockPayoutById(trx, id);
-      if (!locked || locked.purpose !== 'payout') throw new OperatorError(`No such payout: ${id}`, 'resource_missing');
+      if (!locked || locked.purpose === 'refund') throw new OperatorError(`No such payout: ${id}`, 'resource_missing');
       if (locked.status !== 'requested') {
         throw new OperatorError(`Payout ${id} is ${locked.status}; only a requested payout can be approved.`, 'payout_not_requested');
       }
@@ -177,7 +237,7 @@ export class PayoutService {
         throw new OperatorError(`Payout ${id} is already approved; the sender is sending it.`, 'payout_approved');
       const now = this.deps.clocks.base.nowMs();
       await repo.approvePayout(trx, id, now);
-      await repo.insertAudit(trx, { merchantId: locked.merchant_id, actor, action: 'payout.approved', target: id, at: now });
+      await auditPayout(trx, locked, { actor, action: 'payout.approved', at: now });
       return { ...locked, approved_at: now, updated_at: now };
     });
   }
@@ -189,7 +249,7 @@ export class PayoutService {
   async cancel(id: string, actor = 'operator'): Promise<PayoutRow> {
     return transaction(this.deps.db, async (trx) => {
       const locked = await repo.lockPayoutById(trx, id);
-      if (!locked || locked.purpose !== 'payout') throw new OperatorError(`No such payout: ${id}`, 'resource_missing');
+      if (!locked || locked.purpose === 'refund') throw new OperatorError(`No such payout: ${id}`, 'resource_missing');
       if (locked.status !== 'requested') {
         throw new OperatorError(`Payout ${id} is ${locked.status}; only a requested payout can be cancelled.`, 'payout_not_requested');
       }
@@ -199,8 +259,7 @@ export class PayoutService {
           'payout_signed',
         );
       }
-      const now = await this.deps.clocks.nowMs({ merchantId: locked.merchant_id, environment: locked.environment });
-      return (await markReleased(trx, locked, 'cancelled', now, { actor }))!;
+      return (await markReleased(trx, locked, 'cancelled', await this.nowOf(locked), { actor }))!;
     });
   }
 
@@ -229,9 +288,10 @@ export class PayoutService {
     const existing = await repo.findSendOfRefund(this.deps.db, send.refundId);
     if (existing) return existing.id;
     const now = this.deps.clocks.base.nowMs();
-    const row: PayoutRow = {
+    const row = requestedRow({
       id: newId('payout'),
       merchant_id: send.scope.merchantId,
+      payer_id: null,
       environment: send.scope.environment,
       purpose: 'refund',
       refund_id: send.refundId,
@@ -239,16 +299,9 @@ export class PayoutService {
       asset: send.asset,
       network: send.network,
       address: send.address,
-      status: 'requested',
-      tx_hash: null,
-      failure_reason: null,
       approved_at: now,
-      resolve_at: null,
       created_at: now,
-      sent_at: null,
-      paid_at: null,
-      updated_at: now,
-    };
+    });
     try {
       await transaction(this.deps.db, (trx) => recordRequested(trx, row, { actor: 'operator' }));
     } catch (err) {
@@ -302,7 +355,7 @@ export class PayoutService {
       const done = await transaction(deps.db, async (trx) => {
         const locked = await repo.lockPayoutById(trx, row.id);
         if (!locked || locked.status !== 'sent' || locked.resolve_at === null) return false;
-        const now = await deps.clocks.nowMs({ merchantId: locked.merchant_id, environment: 'test' });
+        const now = await this.nowOf(locked);
         if (locked.resolve_at > now) return false;
         return (await markPaid(trx, locked, locked.tx_hash!, now)) !== null;
       });

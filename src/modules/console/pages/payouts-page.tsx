@@ -1,17 +1,9 @@
 // Payouts: the owner asks for one (asset, network, address, amount and the transaction PIN) and everyone
 // sees them with their states in words; in the sandbox a developer or owner can fail one (the test driver).
-import type { Payout } from '../../payouts/index.js';
+import { PAYOUT_ASSETS, PAYOUT_STATUS_WORDS, PayoutFields, type Payout } from '../../payouts/index.js';
 import type { ConsoleSession } from '../console-auth.service.js';
 import { CsrfField, Messages, Money, When, type Env, type PageContext } from './layout.js';
 import { code, listPage, text, type Column } from './list-page.js';
-
-const STATUS_WORDS: Record<Payout['status'], string> = {
-  requested: 'Waiting to be sent',
-  sent: 'Sent, confirming',
-  paid: 'Paid',
-  failed: 'Failed',
-  cancelled: 'Cancelled',
-};
 
 export interface PayoutsPageData {
   rows: Payout[];
@@ -49,7 +41,7 @@ function columns(env: Env, s: ConsoleSession, canFail: boolean): Column<Payout>[
       cell: (p) => (
         <>
           <span class="status" data-status={p.status}>
-            {STATUS_WORDS[p.status]}
+            {PAYOUT_STATUS_WORDS[p.status]}
           </span>
           {p.failure_reason ? (
             <>
@@ -66,46 +58,12 @@ function columns(env: Env, s: ConsoleSession, canFail: boolean): Column<Payout>[
   ];
 }
 
-function Choice({
-  id,
-  name,
-  label,
-  values,
-  chosen,
-}: {
-  id: string;
-  name: string;
-  label: string;
-  values: string[];
-  chosen: string | undefined;
-}) {
-  return (
-    <>
-      <label for={id}>{label}</label>
-      <select id={id} name={name}>
-        {values.map((v) => (
-          <option value={v} selected={chosen === v}>
-            {v}
-          </option>
-        ))}
-      </select>
-    </>
-  );
-}
-
 function RequestForm({ env, session, form = {} }: { env: Env; session: ConsoleSession; form?: Record<string, string> | undefined }) {
   return (
     <form method="post" action={`/console/payouts?env=${env}`} class="card">
       <CsrfField session={session} />
       <h2>Pay out</h2>
-      <Choice id="po-asset" name="asset" label="Asset" values={['USDT', 'USDC']} chosen={form['asset']} />
-      <Choice id="po-network" name="network" label="Network" values={['BASE', 'POLYGON', 'TRON', 'SOLANA']} chosen={form['network']} />
-      <label for="po-address">Address</label>
-      <input id="po-address" name="address" required maxLength={100} autocomplete="off" value={form['address'] ?? ''} />
-      <label for="po-amount">Amount</label>
-      <input id="po-amount" name="amount" required inputMode="decimal" maxLength={30} value={form['amount'] ?? ''} />
-      <label for="po-pin">Transaction PIN</label>
-      <input id="po-pin" name="pin" type="password" inputMode="numeric" autocomplete="off" required />
+      <PayoutFields prefix="po" form={form} assets={PAYOUT_ASSETS} />
       <button type="submit">Pay out</button>
     </form>
   );

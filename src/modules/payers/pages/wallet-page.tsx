@@ -4,18 +4,20 @@
 import type { Decimal } from '../../../shared/money.js';
 import { PAYER_ASSETS, type PayerAsset } from '../../ledger/index.js';
 import type { PayerSession } from '../payer-auth.service.js';
+import type { Payout } from '../../payouts/index.js';
 import { CsrfField, Messages, Money, walletPage, type WalletContext } from './layout.js';
 import type { MpesaTopupView } from '../mpesa-topups.service.js';
 import { MpesaTopupSection } from './mpesa-topup-pages.js';
 import { ScrollTable } from './scroll-table.js';
 import { TopupSection, type TopupSectionOptions } from './topup-section.js';
+import { WithdrawalsSection } from './withdrawals-section.js';
 
 const KIND_WORDS: Record<string, string> = {
   top_up: 'Top-up',
   payment: 'Payment',
   refund: 'Refund',
   adjustment: 'Adjustment by the operator',
-  withdrawal: 'Withdrawal',
+  withdrawal: 'Withdrawal (held until sent)',
   withdrawal_reversal: 'Withdrawal returned',
 };
 
@@ -42,6 +44,10 @@ export interface WalletPageOptions {
   topup?: TopupSectionOptions;
   /** What a movement came from, when it says more than its kind (an on-chain top-up's network and transaction). */
   details?: Record<string, string>;
+  /** The payer's withdrawals, newest first. */
+  withdrawals?: Payout[];
+  /** What the withdrawal form held before a refusal (never the PIN). */
+  withdrawalForm?: Record<string, string>;
 }
 
 const when = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
@@ -148,6 +154,11 @@ export function walletHomePage(ctx: WalletContext & { session: PayerSession }, o
       </section>
       {opts.topup ? <TopupSection session={ctx.session} opts={opts.topup} /> : null}
       {opts.mpesaTopups ? <MpesaTopupSection session={ctx.session} topups={opts.mpesaTopups} /> : null}
+      <WithdrawalsSection
+        csrf={ctx.session.csrf}
+        withdrawals={opts.withdrawals ?? []}
+        {...(opts.withdrawalForm ? { form: opts.withdrawalForm } : {})}
+      />
       <section class="card" aria-labelledby="h-movements">
         <h2 id="h-movements">Movements</h2>
         <Movements movements={opts.movements} details={opts.details ?? {}} />
