@@ -40,7 +40,9 @@ describe(`live M-Pesa across kill -9 (${ENGINE})`, () => {
   }
 
   it('killed after the push was sent, before Daraja answered it: the callback after the restart pays, confirmed', async () => {
-    peer.setNextBehaviour({ resultCode: 0, delayMs: 6_000, callback: 'once' });
+    // The callback comes 12 s after the push: after the restart even on a loaded machine (it is sent once;
+    // a restart slower than that would lose it, and with no CheckoutRequestID recorded nothing could ask).
+    peer.setNextBehaviour({ resultCode: 0, delayMs: 12_000, callback: 'once' });
     peer.holdNext('stkpush', 1_500);
     const before = peer.received.stkpush;
     const { id } = await startPayment('0712000001');

@@ -326,12 +326,14 @@ describe(`payer top-ups on chain against Anvil (${ENGINE})`, () => {
         await page.getByRole('button', { name: 'Sign in' }).click();
         await page.waitForURL(/\/wallet$/);
         expect(await axeSeriousViolations(page), 'wallet with the top-up form').toEqual([]);
-        await page.getByLabel('Amount').fill('0.5');
+        // The page has a withdrawal form too, with fields of the same names: the top-up's own form.
+        const topup = page.locator('form[action="/wallet/topups/chain"]');
+        await topup.getByLabel('Amount').fill('0.5');
         await page.getByRole('button', { name: 'Get the address and exact amount' }).click();
         await expect.poll(() => page.getByRole('alert').textContent()).toContain('Enter an amount from 1 to 1000000 USDT');
         expect(await axeSeriousViolations(page), 'top-up form error').toEqual([]);
-        await page.getByLabel('Amount').fill('16');
-        await page.getByLabel('Asset').selectOption('USDC');
+        await topup.getByLabel('Amount').fill('16');
+        await topup.getByLabel('Asset').selectOption('USDC');
         await page.getByRole('button', { name: 'Get the address and exact amount' }).click();
         await page.waitForURL(/\/wallet\?done=topup$/);
         expect(await page.locator('.topup-amount').textContent()).toMatch(/^16\.00\d{4} USDC$/);

@@ -15,7 +15,8 @@ import { MPESA_TEST_CREDENTIALS, mpesaEnv, postStkSuccess } from './helpers/mpes
 import { liveRatesEnv, priceOf, startRatesPeers, waitForAllAssets, waitForPrice } from './helpers/rates.js';
 import { freePorts } from './helpers/server-process.js';
 import { waitFor } from './helpers/wait.js';
-import { PAYER_PIN, WalletClient, signedUpPayer } from './helpers/wallet.js';
+import { HAVE_CHROMIUM, axeSeriousViolations, launchChromium } from './helpers/browser.js';
+import { PAYER_PASSWORD, PAYER_PIN, WalletClient, signedUpPayer } from './helpers/wallet.js';
 
 describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
   let s: TestServer;
@@ -318,4 +319,47 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
     expect(await balanceOf(payerId)).toBe(row.asset_amount);
     await expectPayerLedgerBalanced();
   });
+  it.skipIf(!HAVE_CHROMIUM)(
+    'in a browser at a phone width: the wallet with its M-Pesa and withdrawal forms, the quote, then the PIN sends the prompt, with no serious axe violation',
+    async () => {
+      const payer = await signedUpPayer(s, 'browser@mpesa-topups.example');
+      const pushes = peer.pushes.length;
+      const browser = await launchChromium({ width: 390, height: 844 });
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(s.url('live', '/wallet/login'));
+        await page.getByLabel('Email').fill('browser@mpesa-topups.example');
+        await page.getByLabel('Password').fill(PAYER_PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(/\/wallet$/);
+        expect(await axeSeriousViolations(page), 'wallet with the M-Pesa top-up and withdrawal forms').toEqual([]);
+        const form = page.locator('form[action="/wallet/topups/mpesa"]');
+        await form.getByLabel('Amount in Kenyan shillings').fill('1500');
+        await form.getByLabel('M-Pesa phone number').fill('0712345678');
+        await form.getByRole('button', { name: 'Get a quote' }).click();
+        await page.waitForURL(/\/wallet\/topups\/mpesa\/ptm_[0-9A-Za-z]+$/);
+        const id = /(ptm_[0-9A-Za-z]+)$/.exec(page.url())![1]!;
+        const quoted = await topupRow(id);
+        expect(quoted.status).toBe('quoted');
+        // The quote is on the page before the PIN: the amount credited, as the row locked it.
+        expect(await page.locator('#quote-amount').textContent()).toContain(quoted.asset_amount);
+        expect(peer.pushes.length, 'nothing sent to the phone before the PIN').toBe(pushes);
+        expect(await axeSeriousViolations(page), 'the quote with the PIN form').toEqual([]);
+        await page.getByLabel('Transaction PIN').fill(PAYER_PIN);
+        await page.getByRole('button', { name: 'Confirm and send the M-Pesa prompt' }).click();
+        await waitFor(
+          'the top-up to be pending',
+          () => topupRow(id),
+          (row) => row.status !== 'quoted',
+        );
+        expect((await topupRow(id)).payer_id).toBe(payer.payerId);
+        expect(peer.pushes.length, 'one prompt sent after the PIN').toBe(pushes + 1);
+        expect(await axeSeriousViolations(page), 'the top-up after the PIN').toEqual([]);
+        expect(browser.cspViolations).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

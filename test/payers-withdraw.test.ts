@@ -120,8 +120,8 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     expect(page).toContain(`data-payout="${w!.id}"`);
     expect(page).toContain('Paid');
     expect(page).toContain(paid.tx_hash!);
-    expect(page).toContain('-12.345678 USDT');
-    expect(page).toContain('id="balance-USDT">87.654322<');
+    expect(page).toContain('<td>-<span class="money">USDT 12.345678</span></td>');
+    expect(page).toContain('id="balance-USDT"><span class="money">USDT 87.654322</span>');
   });
 
   it('above COWRIE_PAYOUT_AUTO_APPROVE a withdrawal waits held until `cowrie payouts approve`', async () => {
@@ -163,7 +163,7 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     const page = (await client.request('GET', '/wallet')).html;
     expect(page).toContain('Cancelled');
     expect(page).toContain('Withdrawal returned');
-    expect(page).toContain('+70.000000 USDT');
+    expect(page).toContain('<td>+<span class="money">USDT 70.000000</span></td>');
     expect((await cli('payouts', 'approve', w!.id)).code).not.toBe(0);
     await new Promise((res) => setTimeout(res, 500));
     expect(await txsOf(w!.id)).toHaveLength(0);

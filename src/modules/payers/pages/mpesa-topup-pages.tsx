@@ -50,20 +50,20 @@ export function MpesaTopupSection({ session, topups }: { session: PayerSession; 
       <h2 id="h-mpesa-topup">Top up by M-Pesa</h2>
       <form method="post" action="/wallet/topups/mpesa">
         <CsrfField token={session.csrf} />
-        <label for="topup-asset">Add to</label>
-        <select id="topup-asset" name="asset">
+        <label for="mpesa-topup-asset">Add to</label>
+        <select id="mpesa-topup-asset" name="asset">
           {PAYER_ASSETS.map((a) => (
             <option value={a}>{a}</option>
           ))}
         </select>
-        <label for="topup-kes">Amount in Kenyan shillings</label>
-        <input id="topup-kes" name="kes" type="text" inputmode="numeric" required aria-describedby="topup-kes-hint" />
-        <p class="hint" id="topup-kes-hint">
+        <label for="mpesa-topup-kes">Amount in Kenyan shillings</label>
+        <input id="mpesa-topup-kes" name="kes" type="text" inputmode="numeric" required aria-describedby="mpesa-topup-kes-hint" />
+        <p class="hint" id="mpesa-topup-kes-hint">
           {`Whole shillings, ${TOPUP_MIN_KES} to ${TOPUP_MAX_KES.toLocaleString('en')}.`}
         </p>
-        <label for="topup-phone">M-Pesa phone number</label>
-        <input id="topup-phone" name="phone" type="tel" autocomplete="tel" required aria-describedby="topup-phone-hint" />
-        <p class="hint" id="topup-phone-hint">
+        <label for="mpesa-topup-phone">M-Pesa phone number</label>
+        <input id="mpesa-topup-phone" name="phone" type="tel" autocomplete="tel" required aria-describedby="mpesa-topup-phone-hint" />
+        <p class="hint" id="mpesa-topup-phone-hint">
           For example 0712345678. You see the rate and what you get before you confirm with your PIN.
         </p>
         <button type="submit">Get a quote</button>
