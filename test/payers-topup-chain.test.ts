@@ -13,7 +13,7 @@ import { HAVE_CHROMIUM, axeSeriousViolations, launchChromium } from './helpers/b
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { jobRuns, waitFor } from './helpers/wait.js';
-import { PAYER_PASSWORD, WalletClient, expectPayerLedgerBalanced, signedUpPayer } from './helpers/wallet.js';
+import { WalletClient, expectPayerLedgerBalanced, signInInBrowser, signedUpPayer } from './helpers/wallet.js';
 
 const CONFIRMATIONS = 3;
 
@@ -320,11 +320,7 @@ describe(`payer top-ups on chain against Anvil (${ENGINE})`, () => {
       const browser = await launchChromium({ width: 390, height: 844 });
       try {
         const page = await browser.context.newPage();
-        await page.goto(s.url('live', '/wallet/login'));
-        await page.getByLabel('Email').fill('browser@topups.example');
-        await page.getByLabel('Password').fill(PAYER_PASSWORD);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL(/\/wallet$/);
+        await signInInBrowser(page, s, 'browser@topups.example');
         expect(await axeSeriousViolations(page), 'wallet with the top-up form').toEqual([]);
         // The page has a withdrawal form too, with fields of the same names: the top-up's own form.
         const topup = page.locator('form[action="/wallet/topups/chain"]');

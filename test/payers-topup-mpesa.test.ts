@@ -16,7 +16,7 @@ import { liveRatesEnv, priceOf, startRatesPeers, waitForAllAssets, waitForPrice 
 import { freePorts } from './helpers/server-process.js';
 import { waitFor } from './helpers/wait.js';
 import { HAVE_CHROMIUM, axeSeriousViolations, launchChromium } from './helpers/browser.js';
-import { PAYER_PASSWORD, PAYER_PIN, WalletClient, signedUpPayer } from './helpers/wallet.js';
+import { PAYER_PIN, WalletClient, signInInBrowser, signedUpPayer } from './helpers/wallet.js';
 
 describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
   let s: TestServer;
@@ -327,11 +327,7 @@ describe(`payers top up by M-Pesa at a locked quote (${ENGINE})`, () => {
       const browser = await launchChromium({ width: 390, height: 844 });
       try {
         const page = await browser.context.newPage();
-        await page.goto(s.url('live', '/wallet/login'));
-        await page.getByLabel('Email').fill('browser@mpesa-topups.example');
-        await page.getByLabel('Password').fill(PAYER_PASSWORD);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.waitForURL(/\/wallet$/);
+        await signInInBrowser(page, s, 'browser@mpesa-topups.example');
         expect(await axeSeriousViolations(page), 'wallet with the M-Pesa top-up and withdrawal forms').toEqual([]);
         const form = page.locator('form[action="/wallet/topups/mpesa"]');
         await form.getByLabel('Amount in Kenyan shillings').fill('1500');

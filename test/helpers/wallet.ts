@@ -2,6 +2,7 @@
 // and session cookies, the CSRF token read from a page), and paying a checkout from the balance as the
 // checkout's script does (the page's token in a header and a cookie, the wallet's session cookie beside it).
 import { Decimal } from 'decimal.js';
+import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestServer } from './harness.js';
 import { openCheckout, pathOf } from './checkout.js';
@@ -82,11 +83,16 @@ export class WalletClient {
     });
   }
 
-  /** Asks for a withdrawal from the wallet page's form (its CSRF token read from the page), with `pin`. */
+  /** Asks for a withdrawal from the wallet page's form (its CSRF token and one-time key read from the page), with `pin`. */
   async withdraw(body: { amount: string; address: string; asset?: string; network?: string }, pin = PAYER_PIN): Promise<WalletResponse> {
+    return this.request('POST', '/wallet/payouts', await this.withdrawalForm(body, pin));
+  }
+
+  /** The withdrawal form as the wallet page draws it (CSRF token, one-time key), filled in: to send once or more. */
+  async withdrawalForm(body: { amount: string; address: string; asset?: string; network?: string }, pin = PAYER_PIN) {
     const page = await this.request('GET', '/wallet');
-    const form = { _csrf: WalletClient.csrfOf(page.html), asset: 'USDT', network: 'BASE', ...body, pin };
-    return this.request('POST', '/wallet/payouts', form);
+    const requestKey = /name="request_key" value="([^"]+)"/.exec(page.html)?.[1] ?? '';
+    return { _csrf: WalletClient.csrfOf(page.html), request_key: requestKey, asset: 'USDT', network: 'BASE', ...body, pin };
   }
 
   /** Opens an intent's checkout and pays it from the balance with `pin`, as the checkout's script does. */
@@ -147,4 +153,13 @@ export async function expectPayerLedgerBalanced(s: TestServer): Promise<void> {
     (r) => `${r.payer_id}/${r.environment}/${r.asset}`,
   );
   for (const [k, v] of balances) expect(v.isNegative(), `balance ${k} is ${v.toFixed()}`).toBe(false);
+}
+
+/** Signs a payer (signed up with PAYER_PASSWORD) in on the live wallet's sign-in page in a browser. */
+export async function signInInBrowser(page: Page, s: TestServer, email: string): Promise<void> {
+  await page.goto(s.url('live', '/wallet/login'));
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PAYER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/wallet$/);
 }
