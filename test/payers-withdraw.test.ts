@@ -171,6 +171,36 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     expect(await auditOf(payerId)).toEqual(['payout.requested', 'payout.cancelled']);
   });
 
+  it('the same form sent twice, and three times at once, makes one withdrawal and holds its amount once', async () => {
+    const { client, payerId } = await funded('dee');
+    // Above the threshold: it waits, so nothing is sent while the repeats arrive.
+    const form = await client.withdrawalForm({ amount: '60', address: fresh() });
+    expect(form.request_key).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect((await client.request('POST', '/wallet/payouts', form)).status).toBe(303);
+    expect((await client.request('POST', '/wallet/payouts', form)).status).toBe(303);
+    const again = await Promise.all([1, 2, 3].map(() => client.request('POST', '/wallet/payouts', form)));
+    expect(again.map((r) => r.status)).toEqual([303, 303, 303]);
+    const made = await withdrawalsOf(payerId);
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({ amount: '60.000000', payer_request_key: form.request_key });
+    expect(await balanceOf(payerId)).toBe('40.000000');
+    expect(await auditOf(payerId)).toEqual(['payout.requested']);
+    // A new drawing of the form is a new withdrawal; a form without its key is refused and holds nothing.
+    expect((await client.withdraw({ amount: '10', address: fresh() })).status).toBe(303);
+    expect(await withdrawalsOf(payerId)).toHaveLength(2);
+    const stale = await client.request('POST', '/wallet/payouts', {
+      ...(await client.withdrawalForm({ amount: '5', address: fresh() })),
+      request_key: '',
+    });
+    expect(stale.status).toBe(400);
+    expect(stale.html).toContain('This form is out of date: reload the page and ask again.');
+    expect(await withdrawalsOf(payerId)).toHaveLength(2);
+    expect(await balanceOf(payerId)).toBe('30.000000');
+    // The waiting one cancelled comes back once (the 10 went out by itself, under the threshold).
+    expect((await cli('payouts', 'cancel', made[0]!.id, '--json')).code).toBe(0);
+    expect(await balanceOf(payerId)).toBe('90.000000');
+  });
+
   it('a transfer the token reverts (the hot wallet holds no USDC) fails with the reason and returns to the balance', async () => {
     const { client, payerId } = await signedUpPayer(s, `joe-${randomBytes(3).toString('hex')}@payers.example`);
     await adjust(s, payerId, '9', 'USDC');

@@ -4,6 +4,7 @@
 // legs of the payer's ledger, which now name the payout too. SQLite cannot drop a NOT NULL, so there the
 // payouts table is rebuilt from its own definition (whatever columns it has), with foreign keys checked at
 // commit (the migrations run in one transaction): payout_transactions' rows point at it again by then.
+// A withdrawal form's one-time key (payer_request_key, unique per payer) makes a form sent twice one withdrawal.
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../dialect.js';
 
@@ -31,6 +32,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       .execute();
   await db.schema.alterTable('payouts').addColumn('payer_id', 'text').execute();
   await db.schema.createIndex('payouts_payer').on('payouts').columns(['payer_id', 'created_at', 'id']).execute();
+  // The withdrawal form's one-time key: the same form sent twice makes one withdrawal.
+  await db.schema.alterTable('payouts').addColumn('payer_request_key', 'text').execute();
+  await db.schema.createIndex('payouts_payer_request').on('payouts').columns(['payer_id', 'payer_request_key']).unique().execute();
   await db.schema.alterTable('payer_ledger_entries').addColumn('payout_id', 'text').execute();
 }
 
@@ -41,6 +45,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('payer_ledger_entries').where('payout_id', 'is not', null).execute();
   await db.deleteFrom('payouts').where('purpose', '=', 'payer_withdrawal').execute();
   await db.schema.alterTable('payer_ledger_entries').dropColumn('payout_id').execute();
+  await db.schema.dropIndex('payouts_payer_request').execute();
+  await db.schema.alterTable('payouts').dropColumn('payer_request_key').execute();
   await db.schema.dropIndex('payouts_payer').execute();
   await db.schema.alterTable('payouts').dropColumn('payer_id').execute();
   if (engineOf(db) === 'sqlite') await rebuildSqlitePayouts(db, false);

@@ -17,6 +17,11 @@ export interface PayoutsTable {
   purpose: 'payout' | 'refund' | 'payer_withdrawal';
   /** The payer withdrawing (purpose `payer_withdrawal`); null otherwise. */
   payer_id: string | null;
+  /**
+   * A withdrawal's one-time form key (unique per payer): the same form sent twice (a double click, a
+   * resend) makes one withdrawal. Null for merchants' payouts, which have Idempotency-Key.
+   */
+  payer_request_key: string | null;
   refund_id: string | null;
   /** Decimal text with the asset's decimals: exactly what the address receives and the balance loses. */
   amount: string;

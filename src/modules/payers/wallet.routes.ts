@@ -285,7 +285,8 @@ async function withdraw(kit: WalletKit, request: FastifyRequest, reply: FastifyR
     address: field(form, 'address'),
   };
   try {
-    await kit.deps.payerWithdrawals.request(session.payer, { ...input, pin: field(form, 'pin') }, request.ip);
+    const once = { pin: field(form, 'pin'), requestKey: field(form, 'request_key') };
+    await kit.deps.payerWithdrawals.request(session.payer, { ...input, ...once }, request.ip);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return homePage(kit, request, reply, session, { status: err.status, error: err.message, withdrawalForm: input });

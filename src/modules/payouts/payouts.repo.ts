@@ -49,6 +49,15 @@ export async function listAllPayouts(db: Q, filter: { status?: PayoutStatus }, l
 }
 
 /** A payer's withdrawals in an environment, newest first (the wallet page's list). */
+export function findPayerRequest(db: Q, payerId: string, requestKey: string): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('payer_id', '=', payerId)
+    .where('payer_request_key', '=', requestKey)
+    .executeTakeFirst();
+}
+
 export async function listPayerWithdrawals(db: Q, payerId: string, environment: string, limit: number): Promise<PayoutRow[]> {
   return db
     .selectFrom('payouts')

@@ -66,9 +66,15 @@ function simulatedHash(network: ChainNetwork): string {
 
 /** A payout just asked for: `requested`, nothing sent yet. */
 function requestedRow(
-  r: Omit<PayoutRow, 'status' | 'tx_hash' | 'failure_reason' | 'resolve_at' | 'sent_at' | 'paid_at' | 'updated_at'>,
+  r: Omit<
+    PayoutRow,
+    'status' | 'tx_hash' | 'failure_reason' | 'resolve_at' | 'sent_at' | 'paid_at' | 'updated_at' | 'payer_request_key'
+  > & {
+    payer_request_key?: string | null;
+  },
 ): PayoutRow {
   return {
+    payer_request_key: null,
     ...r,
     status: 'requested',
     tx_hash: null,
@@ -144,7 +150,16 @@ export class PayoutService {
    */
   async recordPayerWithdrawal(
     trx: Tx,
-    w: { payerId: string; environment: Environment; amount: Decimal; asset: SettlementAsset; network: ChainNetwork; address: string },
+    w: {
+      payerId: string;
+      environment: Environment;
+      amount: Decimal;
+      asset: SettlementAsset;
+      network: ChainNetwork;
+      address: string;
+      /** The form's one-time key (see payer_request_key). */
+      requestKey: string;
+    },
     by: PayoutRequester,
   ): Promise<PayoutRow> {
     const now = this.deps.clocks.base.nowMs();
@@ -153,6 +168,7 @@ export class PayoutService {
       id: newId('payout'),
       merchant_id: null,
       payer_id: w.payerId,
+      payer_request_key: w.requestKey,
       environment: w.environment,
       purpose: 'payer_withdrawal',
       refund_id: null,
@@ -164,6 +180,11 @@ export class PayoutService {
       created_at: now,
     });
     return this.record(trx, requested, by);
+  }
+
+  /** The payer's withdrawal made by the form of `requestKey`, if one was. */
+  payerWithdrawalOfRequest(trx: Tx, payerId: string, requestKey: string): Promise<PayoutRow | undefined> {
+    return repo.findPayerRequest(trx, payerId, requestKey);
   }
 
   /** Records a payout asked for with its hold, its auto-approval, and (sandbox) its simulated send. */

@@ -3,6 +3,7 @@
 // hash, newest first (the table scrolls on a phone).
 import { PAYOUT_STATUS_WORDS, PayoutFields, type Payout } from '../../payouts/index.js';
 import { PAYER_ASSETS } from '../../ledger/index.js';
+import { newRequestKey } from '../payer-withdrawals.service.js';
 import { CsrfField } from './layout.js';
 import { ScrollTable } from './scroll-table.js';
 
@@ -40,6 +41,7 @@ export function WithdrawalsSection({ csrf, withdrawals, form }: { csrf: string; 
       </p>
       <form method="post" action="/wallet/payouts">
         <CsrfField token={csrf} />
+        <input type="hidden" name="request_key" value={newRequestKey()} />
         <PayoutFields prefix="wd" assets={PAYER_ASSETS} {...(form ? { form } : {})} />
         <button type="submit">Withdraw</button>
       </form>
