@@ -59,6 +59,25 @@ describe('rate-limit leases', () => {
     expect(store.calls).toBe(1);
   });
 
+  it('a store that answers out of order never makes remaining repeat: one lease is in flight at a time', async () => {
+    // The store counts each consume when it arrives but answers the first one last (as a busy database may).
+    const inner = memoryStore();
+    const delays = [40, 0, 0];
+    const store: StoreConsume = async (key, points) => {
+      const answer = await inner(key, points);
+      await new Promise((r) => setTimeout(r, delays.shift() ?? 0));
+      return answer;
+    };
+    const limiter = leasedLimiter(() => 5, store);
+    const first = [limiter('test:k'), limiter('test:k')];
+    await new Promise((r) => setTimeout(r, 5));
+    const later = [limiter('test:k'), limiter('test:k'), limiter('test:k'), limiter('test:k')];
+    const out = await Promise.all([...first, ...later]);
+    const remaining = out.filter((d) => d.allowed).map((d) => d.remaining);
+    expect(remaining).toHaveLength(5);
+    expect(new Set(remaining).size, `remaining ${remaining.join(',')}`).toBe(5);
+  });
+
   it('a busy key costs a round trip per lease, not per request, and two processes never admit more than the limit', async () => {
     const limit = 4000;
     const store = memoryStore();

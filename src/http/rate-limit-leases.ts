@@ -80,7 +80,10 @@ export function leasedLimiter(limitOf: (key: string) => number, store: StoreCons
       );
       return out;
     },
-    { maxBatchSize: 1000 },
+    // One lease at a time per process (the keys waiting meanwhile lease together next): two leases of one
+    // key in flight could be answered out of order, and the later window count read first would repeat
+    // the `remaining` figures of the earlier one.
+    { maxBatchSize: 1000, maxRunning: 1 },
   );
 
   async function leaseFor(key: string, waiting: number): Promise<RateDecision[]> {
