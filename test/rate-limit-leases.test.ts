@@ -3,8 +3,6 @@
 // store's contract as rate-limiter-flexible's PostgreSQL store keeps it (every consume counted, refused
 // ones included; the window starts at a key's first consume); test/rate-limit.test.ts and the process
 // test below run the real store on PostgreSQL.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_SHARE, leasedLimiter, type RateDecision, type StoreConsume } from '../src/http/rate-limit-leases.js';
 import { openDatabase, type Database } from '../src/db/database.js';
@@ -12,8 +10,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createKey, createMerchant, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from './helpers/harness.js';
-import { SERVER_MAIN } from './helpers/server-process.js';
-import { TEST_SERVER_ENV } from './helpers/test-env.js';
+import { spawnServer, type ServerProcess } from './helpers/server-process.js';
 
 /** A fixed one-second window per key, every consume counted; `calls` counts the round trips. */
 function memoryStore(): StoreConsume & { calls: number } {
@@ -105,44 +102,15 @@ describe('rate-limit leases', () => {
 // Two real server processes on one PostgreSQL database, a key with a limit large enough to lease.
 describe.skipIf(ENGINE !== 'postgres')('rate-limit leases across two server processes on one PostgreSQL', () => {
   const LIMIT = 160;
-  const ROOT = fileURLToPath(new URL('..', import.meta.url));
   let database: TestDatabase | null = null;
   let db: Database | null = null;
   let merchant: CreatedMerchant;
-  const procs: Array<{ child: ChildProcess; base: string }> = [];
+  const procs: Array<{ server: ServerProcess; base: string }> = [];
 
-  async function spawnServer(url: string): Promise<void> {
-    const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...TEST_SERVER_ENV,
-        COWRIE_DATABASE_URL: url,
-        COWRIE_HOST: '127.0.0.1',
-        COWRIE_LIVE_PORT: '0',
-        COWRIE_SANDBOX_PORT: '0',
-        COWRIE_RATE_LIMIT_TEST: String(LIMIT),
-        COWRIE_LOG_LEVEL: 'info',
-        COWRIE_METRICS_PORT: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${out}`)), 30_000);
-      child.stderr!.on('data', (d: Buffer) => (out += String(d)));
-      child.stdout!.on('data', (d: Buffer) => {
-        out += String(d);
-        // The sandbox listener's 'listening' line names its port.
-        const m = /"environment":"test","address":"[^"]*","port":(\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-    });
-    procs.push({ child, base: `http://127.0.0.1:${port}` });
+  async function startServer(url: string): Promise<void> {
+    const server = await spawnServer(url, { COWRIE_RATE_LIMIT_TEST: String(LIMIT), COWRIE_LOG_LEVEL: 'info' });
+    procs.push({ server, base: `http://127.0.0.1:${server.sandboxPort}` });
+    await server.ready;
   }
 
   beforeAll(async () => {
@@ -150,12 +118,12 @@ describe.skipIf(ENGINE !== 'postgres')('rate-limit leases across two server proc
     db = openDatabase(database.url);
     await migrateToLatest(db);
     merchant = await createMerchant(db.db, systemClock, { name: 'Leased-limit merchant' });
-    await Promise.all([spawnServer(database.url), spawnServer(database.url)]);
+    await Promise.all([startServer(database.url), startServer(database.url)]);
   });
 
   afterAll(async () => {
-    for (const { child } of procs) child.kill('SIGTERM');
-    await Promise.all(procs.map(({ child }) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)))));
+    for (const { server } of procs) server.child.kill('SIGTERM');
+    await Promise.all(procs.map(({ server }) => server.exited));
     await db?.close();
     await database?.drop();
   });

@@ -1,8 +1,6 @@
 // Per-key rate limits: the budget, the 429 and its headers, independence of keys and environments, the reset,
 // and — on PostgreSQL — one budget shared by several server processes, kept in PostgreSQL and, when
 // COWRIE_TEST_REDIS_URL names a Redis server (CI sets it), in Redis (COWRIE_REDIS_URL).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,13 +9,10 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createKey, createMerchant, type CreatedMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
-import { SERVER_MAIN } from './helpers/server-process.js';
-import { TEST_SERVER_ENV } from './helpers/test-env.js';
-import { waitFor } from './helpers/wait.js';
+import { spawnServer, type ServerProcess } from './helpers/server-process.js';
 
 type Env = 'test' | 'live';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function expectRateLimited(r: ApiResponse, env: Env, limit: number, label: string): void {
@@ -170,74 +165,17 @@ describe.skipIf(ENGINE !== 'postgres').each(SHARED_STORES.filter((s) => !s.skip)
     let database: TestDatabase | null = null;
     let db: Database | null = null;
     let merchant: CreatedMerchant;
-    const procs: Array<{ child: ChildProcess; base: string; output: string[] }> = [];
+    const procs: Array<{ server: ServerProcess; base: string }> = [];
 
-    async function spawnServer(url: string): Promise<{ child: ChildProcess; base: string; output: string[] }> {
-      const child = spawn(process.execPath, [SERVER_MAIN, 'serve'], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          ...TEST_SERVER_ENV,
-          COWRIE_DATABASE_URL: url,
-          COWRIE_HOST: '127.0.0.1',
-          // Port 0: each listener takes a free port of its own, read back from the 'listening' log lines.
-          COWRIE_LIVE_PORT: '0',
-          COWRIE_SANDBOX_PORT: '0',
-          COWRIE_RATE_LIMIT_TEST: String(LIMIT),
-          COWRIE_RATE_LIMIT_LIVE: String(LIMIT),
-          COWRIE_LOG_LEVEL: 'info',
-          // Two processes on one machine: each would take the default metrics port.
-          COWRIE_METRICS_PORT: '0',
-          ...storeEnv,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    async function startServer(url: string): Promise<void> {
+      const server = await spawnServer(url, {
+        COWRIE_RATE_LIMIT_TEST: String(LIMIT),
+        COWRIE_RATE_LIMIT_LIVE: String(LIMIT),
+        COWRIE_LOG_LEVEL: 'info',
+        ...storeEnv,
       });
-      const output: string[] = [];
-      const proc = { child, base: '', output };
-      procs.push(proc);
-      const port = await new Promise<number>((resolve, reject) => {
-        let buffered = '';
-        const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${output.join('')}`)), 30_000);
-        child.stderr!.on('data', (d: Buffer) => output.push(String(d)));
-        child.stdout!.on('data', (d: Buffer) => {
-          const text = String(d);
-          output.push(text);
-          buffered += text;
-          let nl: number;
-          while ((nl = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, nl);
-            buffered = buffered.slice(nl + 1);
-            try {
-              const entry = JSON.parse(line) as { msg?: string; environment?: string; port?: number };
-              if (entry.msg === 'listening' && entry.environment === 'test' && typeof entry.port === 'number') {
-                clearTimeout(timer);
-                resolve(entry.port);
-              }
-            } catch {
-              // not a log line
-            }
-          }
-        });
-        child.once('exit', (code) => {
-          clearTimeout(timer);
-          reject(new Error(`server exited with ${code}:\n${output.join('')}`));
-        });
-      });
-      proc.base = `http://127.0.0.1:${port}`;
-      // Answers? (A public route: it spends no key's budget.)
-      await waitFor(
-        `the server at ${proc.base} to answer`,
-        () =>
-          fetch(`${proc.base}/v1/openapi.json`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        Boolean,
-        { timeoutMs: 10_000, intervalMs: 100 },
-      ).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}\n${output.join('')}`);
-      });
-      return proc;
+      procs.push({ server, base: `http://127.0.0.1:${server.sandboxPort}` });
+      await server.ready;
     }
 
     async function verify(proc: { base: string }, key: string) {
@@ -254,7 +192,7 @@ describe.skipIf(ENGINE !== 'postgres').each(SHARED_STORES.filter((s) => !s.skip)
       db = openDatabase(database.url);
       await migrateToLatest(db);
       merchant = await createMerchant(db.db, systemClock, { name: 'Shared-limit merchant' });
-      await Promise.all([spawnServer(database.url), spawnServer(database.url)]);
+      await Promise.all([startServer(database.url), startServer(database.url)]);
       // Warm both processes up (module loading, first database connections) with a key of its own.
       for (const proc of procs) for (let i = 0; i < 3; i++) expect((await verify(proc, merchant.keys.test_secret)).status).toBe(200);
     });
@@ -262,7 +200,7 @@ describe.skipIf(ENGINE !== 'postgres').each(SHARED_STORES.filter((s) => !s.skip)
     afterAll(async () => {
       await Promise.all(
         procs.map(
-          ({ child }) =>
+          ({ server: { child } }) =>
             new Promise<void>((resolve) => {
               if (child.exitCode !== null || child.signalCode !== null) return resolve();
               const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
