@@ -31,6 +31,7 @@ import * as m0025 from './migrations/0025-payers.js';
 import * as m0026 from './migrations/0026-payer-topups-chain.js';
 import * as m0027 from './migrations/0027-payer-topups-mpesa.js';
 import * as m0028 from './migrations/0028-payer-withdrawals.js';
+import * as m0029 from './migrations/0029-partial-search-indexes.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 /** What a migration may need beyond the database. */
@@ -69,6 +70,7 @@ export const migrationsOf = (ctx: MigrationContext): Record<string, Migration> =
   '0026-payer-topups-chain': m0026,
   '0027-payer-topups-mpesa': m0027,
   '0028-payer-withdrawals': m0028,
+  '0029-partial-search-indexes': m0029,
 });
 
 class StaticProvider implements MigrationProvider {

@@ -3,9 +3,9 @@
 // - every tick, a PASSIVE checkpoint copies what it can back into the database without blocking anyone;
 // - once the log passes `restartBytes`, a RESTART checkpoint (it waits, within the busy timeout, for readers
 //   of old frames) makes the next write start the log again from its beginning, and the writer's
-//   journal_size_limit cuts the file back; the writer does the same between its own transactions, since
-//   a writer that never pauses would win every time against a checkpoint run from here
-//   (sqlite-writer-thread.ts): under sustained writes the file stays near that size;
+//   journal_size_limit cuts the file back. Under sustained writes the writer itself checkpoints between
+//   its transactions every few milliseconds (sqlite-writer-thread.ts), since a writer that never pauses
+//   would win every time against a checkpoint run from here: the file then stays at a few megabytes;
 // - at start (a log left by a crash or a kill -9 included) and after IDLE_MS without a write, a TRUNCATE
 //   checkpoint empties the file;
 // - one more TRUNCATE when told to stop.

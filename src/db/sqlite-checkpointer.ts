@@ -1,8 +1,9 @@
 // SQLite in WAL mode copies the log back into the database ("checkpoint") and fsyncs both. Left to
 // itself it does that inside whichever commit crosses the threshold, and better-sqlite3 is synchronous,
-// so one request would stall the whole event loop on the fsync. Instead the request connection never
-// checkpoints (wal_autocheckpoint = 0) and a worker thread with its own connection checkpoints every few
-// hundred milliseconds, and keeps the log's file small (sqlite-checkpoint-thread.ts says how).
+// so one request would stall the whole event loop on the fsync. Instead no commit checkpoints
+// (wal_autocheckpoint = 0): the writing thread checkpoints between its transactions under load
+// (sqlite-writer-thread.ts), and a worker thread with its own connection checkpoints every few hundred
+// milliseconds, empties the log's file when writes stop and keeps it small (sqlite-checkpoint-thread.ts).
 import type { CheckpointThreadData } from './sqlite-checkpoint-thread.js';
 import { startThread } from './threads.js';
 

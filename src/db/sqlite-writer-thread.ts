@@ -42,20 +42,27 @@ function failure(err: unknown, at?: number): Failure {
 
 const answer = (reply: Reply) => port.postMessage(reply);
 
-// The log's size is looked at most every WAL_LOOK_MS (a stat costs microseconds), and only between transactions.
-const WAL_LOOK_MS = 10;
-let walLookedAt = 0;
+// Between its own transactions, at most every CHECKPOINT_MS, the writer copies the log's new frames back
+// into the database (a PASSIVE checkpoint: a few milliseconds for what 10 ms of writes left). A checkpoint
+// that copied every frame lets the next write start the log again from its beginning, so under sustained
+// writes the log stays at a few megabytes and no write ever waits for a big copy. (A RESTART checkpoint of
+// 16 MB took 17 to 26 ms, seven times a second under load: every request arriving meanwhile waited, the
+// p99 of create intent at 32 connections was 21 ms, and 9 ms with this.) A reader that keeps an old
+// snapshot (a long report) holds the log's frames back; once the log's file passes its limit anyway, a
+// RESTART checkpoint waits for that reader and starts the log again.
+const CHECKPOINT_MS = 10;
+let checkpointedAt = 0;
 
-/** Under sustained writes: once the log passes its limit, a RESTART checkpoint makes the next write start it again. */
 function keepWalSmall(): void {
   if (data.walRestartBytes === undefined || db.inTransaction) return;
   const now = Date.now();
-  if (now - walLookedAt < WAL_LOOK_MS) return;
-  walLookedAt = now;
+  if (now - checkpointedAt < CHECKPOINT_MS) return;
+  checkpointedAt = now;
   try {
     if (statSync(`${data.path}-wal`).size >= data.walRestartBytes) db.pragma('wal_checkpoint(RESTART)');
+    else db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
-    // no log yet, or a reader kept it busy: the next look will do
+    // no log yet, or the checkpoint thread or a reader kept it busy: the next look will do
   }
 }
 
