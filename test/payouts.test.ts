@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCliIn } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { expectError } from './helpers/expect.js';
+import { waitFor } from './helpers/wait.js';
 import { advanceClock, applyLive, expectLedgerInvariant, newIntent, paidSandboxIntent } from './helpers/ledger-invariant.js';
 
 const PAYOUT_KEYS = [
@@ -105,9 +106,20 @@ describe(`payouts (${ENGINE})`, () => {
     const after = await balance(key);
     expect(after.available).toBe(held.available);
     expect(Number(after.total)).toBeCloseTo(Number(before.total) - 2.5, 6);
-    const feed = await s.call('test', 'GET', '/events?limit=100', { key });
-    const types = feed.json.data.filter((e: any) => e.data.id === r.json.id).map((e: any) => e.type);
-    expect(types.sort()).toEqual(['payout.created', 'payout.paid', 'payout.sent']);
+    // On PostgreSQL the feed shows an event once every transaction older than its own has finished, on the
+    // whole server: another test file's transaction in flight can hold the last one back for a moment.
+    const types = await waitFor(
+      'the payout events in the feed',
+      async () => {
+        const feed = await s.call('test', 'GET', '/events?limit=100', { key });
+        return (feed.json.data as any[])
+          .filter((e) => e.data.id === r.json.id)
+          .map((e) => e.type as string)
+          .sort();
+      },
+      (t) => t.length === 3,
+    );
+    expect(types).toEqual(['payout.created', 'payout.paid', 'payout.sent']);
     // The ledger: hold, then sent to world.
     const kinds = await db()
       .selectFrom('ledger_entries')

@@ -13,6 +13,8 @@ export class RawJson {
   /** Outside serializeJson (a log line, a plain JSON.stringify) it stands for its parsed value. */
   toJSON(): unknown {
     if (capturing !== null) {
+      // An empty object has one spelling as JSON.stringify writes it: nothing to splice (most metadata).
+      if (this.text === '{}') return EMPTY;
       capturing.push(this.text);
       return `${SENTINEL}${capturing.length - 1}`;
     }
@@ -20,9 +22,29 @@ export class RawJson {
   }
 }
 
+const EMPTY = Object.freeze({});
 const SENTINEL = '\u0000raw:';
 // The sentinel as JSON.stringify writes it (a NUL is escaped); NUL never occurs in stored text.
+const sentinelJson = (i: number) => `"\\u0000raw:${i}"`;
 const SENTINEL_JSON = /"\\u0000raw:(\d+)"/g;
+
+/**
+ * `out` with the i-th sentinel replaced by texts[i], for each i. JSON.stringify writes them in the order
+ * it called toJSON, each once, so each is found after the one before; if one is not, every sentinel found
+ * is replaced wherever it is.
+ */
+function splice(out: string, texts: readonly string[]): string {
+  let result = '';
+  let from = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const needle = sentinelJson(i);
+    const at = out.indexOf(needle, from);
+    if (at < 0) return out.replace(SENTINEL_JSON, (_, n: string) => texts[Number(n)]!);
+    result += out.slice(from, at) + texts[i]!;
+    from = at + needle.length;
+  }
+  return result + out.slice(from);
+}
 
 let capturing: string[] | null = null;
 
@@ -40,7 +62,7 @@ export function serializeWith(serialize: () => string): string {
   } finally {
     capturing = null;
   }
-  return texts.length === 0 ? out : out.replace(SENTINEL_JSON, (_, i: string) => texts[Number(i)]!);
+  return texts.length === 0 ? out : splice(out, texts);
 }
 
 /** JSON.stringify, with every RawJson inside `value` written as its own text. */
