@@ -55,22 +55,12 @@ function limiterIn(store: BucketStore, points: number, prefix: string, duration 
   }
 }
 
-/**
- * The decisions for `count` requests of one key consumed together as one consume of `count` points: the
- * store counts them exactly as `count` single consumes, so the i-th request (1-based) is allowed when the
- * points consumed before the batch plus i are within the limit, as if the requests had come one by one.
- */
-function decisionsOf(limit: number, res: RateLimiterRes, count: number): RateDecision[] {
-  const before = res.consumedPoints - count;
+/** One request's decision: the store's count after it consumed one point, against the limit. */
+async function consumeOne(limiter: RateLimiterAbstract, limit: number, keyId: string): Promise<RateDecision> {
+  const res = await consumePoints(limiter, keyId, 1);
+  const consumed = res.consumedPoints;
   const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return Array.from({ length: count }, (_, i) => {
-    const consumed = before + i + 1;
-    return { allowed: consumed <= limit, limit, remaining: Math.max(0, limit - consumed), resetSeconds };
-  });
-}
-
-async function consumeMany(limiter: RateLimiterAbstract, limit: number, keyId: string, count: number): Promise<RateDecision[]> {
-  return decisionsOf(limit, await consumePoints(limiter, keyId, count), count);
+  return { allowed: consumed <= limit, limit, remaining: Math.max(0, limit - consumed), resetSeconds };
 }
 
 export function createRateLimiter(limits: { live: number; test: number }, store: BucketStore): RateLimiter {
@@ -79,9 +69,7 @@ export function createRateLimiter(limits: { live: number; test: number }, store:
     test: limiterIn(store, limits.test, 'test'),
   };
   if (store.kind === 'memory') {
-    return {
-      consume: async (environment, keyId) => (await consumeMany(byEnv[environment], limits[environment], keyId, 1))[0]!,
-    };
+    return { consume: (environment, keyId) => consumeOne(byEnv[environment], limits[environment], keyId) };
   }
   // In a shared store every consume is a round trip: each process leases tokens ahead of need and spends
   // them locally (rate-limit-leases.ts says how, and what it bounds).
@@ -114,5 +102,5 @@ export interface WindowLimiter {
 /** Kept where the API's buckets are: shared by every process in Redis or PostgreSQL, else in memory. */
 export function createWindowLimiter(opts: { points: number; durationS: number; prefix: string }, store: BucketStore): WindowLimiter {
   const limiter = limiterIn(store, opts.points, opts.prefix, opts.durationS);
-  return { consume: async (key) => (await consumeMany(limiter, opts.points, key, 1))[0]! };
+  return { consume: (key) => consumeOne(limiter, opts.points, key) };
 }
