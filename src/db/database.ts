@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Engine } from './dialect.js';
+import { serverStatementName } from './prepared.js';
 import { startCheckpointer, WAL_KEPT_BYTES, WAL_RESTART_BYTES, type Checkpointer } from './sqlite-checkpointer.js';
 import { SqliteWorkerDialect } from './sqlite-worker.js';
 import { SQLITE_MODULE } from './sqlite-driver.js';
@@ -93,6 +94,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   const pool = new pg.Pool({ connectionString: url, max, min: opts.fixedPool ? max : 0, types: pgTypes });
   // An idle client that loses its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
+  pool.on('connect', prepareOnServer);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const fill = async () => {
     if (!opts.fixedPool) return;
@@ -101,4 +103,18 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     for (const c of clients) c.release();
   };
   return { db, engine: 'postgres', pool, fill, close: () => db.destroy() };
+}
+
+/**
+ * The statements of the request path (prepared.ts's cached plans) run as named statements on this
+ * connection: PostgreSQL parses and plans each once per connection, then only binds and runs it. Kysely
+ * sends every query as `query(text, values)`; anything else (the pool's own calls, other texts) goes as it is.
+ */
+function prepareOnServer(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? serverStatementName(text) : undefined;
+    return name === undefined ? query(...args) : query({ name, text, values });
+  };
 }
