@@ -53,8 +53,8 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
       expect(ev[0]).toBe('payment_intent.created');
       if (row.status === 'paid') {
         // the first payment paid it; every later one is a duplicate payment; every cancel is refused
-        expect(codes(pays)).toEqual(Array(N / 2).fill(200));
-        expect(codes(cancels)).toEqual(Array(N / 2).fill('409 intent_not_cancelable'));
+        expect(codes(pays), JSON.stringify(codes(results))).toEqual(Array(N / 2).fill(200));
+        expect(codes(cancels), JSON.stringify(codes(results))).toEqual(Array(N / 2).fill('409 intent_not_cancelable'));
         expect(ev).toEqual([
           'payment_intent.created',
           'payment_intent.confirming',
@@ -67,7 +67,7 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
         // the first cancel won; the other cancels and every payment are refused
         expect(codes(cancels).filter((c) => c === 200)).toHaveLength(1);
         expect(codes(cancels).filter((c) => c === '409 intent_not_cancelable')).toHaveLength(N / 2 - 1);
-        expect(codes(pays)).toEqual(Array(N / 2).fill('409 intent_not_payable'));
+        expect(codes(pays), JSON.stringify(codes(results))).toEqual(Array(N / 2).fill('409 intent_not_payable'));
         expect(ev).toEqual(['payment_intent.created', 'payment_intent.cancelled']);
         expect(row.amount_received).toBe('0.000000');
         expect(row.paid_at).toBeNull();
@@ -138,7 +138,7 @@ describe(`payment intent concurrency (${ENGINE})`, () => {
         expect(row.last_payment_error).toBeNull();
       } else {
         expect(failedEvents).toBe(5);
-        expect(codes(pays)).toEqual(Array(N / 2).fill('409 intent_not_payable'));
+        expect(codes(pays), JSON.stringify(codes(results))).toEqual(Array(N / 2).fill('409 intent_not_payable'));
         expect(JSON.parse(row.last_payment_error!).code).toBe('customer_cancelled');
       }
     }
