@@ -40,8 +40,9 @@ describe('assetForFiat', () => {
     }
   });
 
-  it('refuses a zero rate and a negative amount', () => {
+  it('refuses a rate of zero or less and a negative amount', () => {
     expect(() => assetForFiat(new Decimal('1'), new Decimal('0'), 'USDT')).toThrow(RangeError);
     expect(() => assetForFiat(new Decimal('-1'), new Decimal('2'), 'USDT')).toThrow(RangeError);
+    expect(() => assetForFiat(new Decimal('1'), new Decimal('-2'), 'USDT')).toThrow(RangeError);
   });
 });

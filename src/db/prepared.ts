@@ -61,7 +61,7 @@ const uncachable = new Set<string>();
 /**
  * PostgreSQL: the SQL texts of the cached plans, each with a statement name. Each connection prepares such
  * a text once on the server (parse, analysis and plan) and then only binds and runs it (database.ts); a
- * create-intent group's INSERT took PostgreSQL about a quarter of its CPU to parse and plan anew each time.
+ * create-intent group's INSERT took PostgreSQL a quarter to a third of its CPU to parse and plan anew each time.
  */
 const serverNames = new Map<string, string>();
 

@@ -118,7 +118,7 @@ export function assetForFiat(fiat: Decimal, rate: Decimal, asset: SettlementAsse
   const places: number = ASSET_DECIMALS[asset];
   const f = scaled(fiat);
   const r = scaled(rate);
-  if (r.int === 0n || fiat.isNegative()) throw new RangeError('assetForFiat: needs a positive rate and an amount of zero or more');
+  if (r.int <= 0n || fiat.isNegative()) throw new RangeError('assetForFiat: needs a positive rate and an amount of zero or more');
   const numerator = f.int * 10n ** BigInt(r.scale + places);
   const denominator = r.int * 10n ** BigInt(f.scale);
   const digits = ((numerator + denominator - 1n) / denominator).toString().padStart(places + 1, '0');
