@@ -14,7 +14,7 @@ import { openCheckout, pay } from './helpers/checkout.js';
 import { cliRunner } from './helpers/cli.js';
 import { createTestDatabase, ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { api, freePorts, killHard, spawnServer, type ServerProcess } from './helpers/server-process.js';
-import { jobRuns, waitFor } from './helpers/wait.js';
+import { jobRuns, waitFor, waitForStatus } from './helpers/wait.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createMerchant } from '../src/modules/merchants/index.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -92,12 +92,7 @@ describe(`live on-chain payments on EVM networks against Anvil (${ENGINE})`, () 
     expect(r.status, r.text).toBe(200);
     return r.json.next_action;
   };
-  const waitStatus = (id: string, status: string) =>
-    waitFor(
-      `${id} ${status}`,
-      () => intentNow(id),
-      (pi) => pi.status === status,
-    );
+  const waitStatus = (id: string, status: string) => waitForStatus(intentNow, id, status);
   const transferOf = (txHash: string) =>
     s.running.database.db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
   const waitTransfer = (txHash: string, done: (t: any) => boolean) =>

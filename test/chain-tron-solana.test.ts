@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { freePorts } from './helpers/server-process.js';
-import { jobRuns, waitFor } from './helpers/wait.js';
+import { jobRuns, waitFor, waitForStatus } from './helpers/wait.js';
 import { startSolanaPeer, solanaAddressFromSeed, SOLANA_USDC_MINT, SOLANA_USDT_MINT, type SolanaPeer } from '../peers/solana/peer.js';
 import { startTronPeer, tronAddressFromSeed, TRON_USDC, TRON_USDT, type TronPeer } from '../peers/tron/peer.js';
 
@@ -53,12 +53,7 @@ describe(`live on-chain payments on TRON and Solana against their local peers ($
     return r.json;
   };
   const intentNow = async (id: string) => (await s.call('live', 'GET', `/payment-intents/${id}`, { key: key() })).json;
-  const waitStatus = (id: string, status: string) =>
-    waitFor(
-      `${id} ${status}`,
-      () => intentNow(id),
-      (pi) => pi.status === status,
-    );
+  const waitStatus = (id: string, status: string) => waitForStatus(intentNow, id, status);
   const walletPay = async (pi: any, network: 'tron' | 'solana') => {
     const page = await openCheckout(s, pi.checkout_url, 'live');
     expect([...page.html.matchAll(/<option value="([a-z]+)">/g)].map((m) => m[1])).toEqual(['tron', 'solana']);

@@ -16,7 +16,7 @@ import { cliRunner } from './helpers/cli.js';
 import { ENGINE, startTestServer, type TestDatabase, type TestServer } from './helpers/harness.js';
 import { expectLedgerInvariant, expectPayerLedgerInvariant } from './helpers/ledger-invariant.js';
 import { startPayoutChain, type PayoutChain } from './helpers/payout-chain.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor, waitForStatus } from './helpers/wait.js';
 import { WalletClient, adjust, signedUpPayer } from './helpers/wallet.js';
 
 const CONFIRMATIONS = 2;
@@ -57,13 +57,7 @@ describe(`payer withdrawals through the payout sender, on Anvil (${ENGINE})`, ()
     db().selectFrom('payouts').selectAll().where('payer_id', '=', payerId).orderBy('created_at').orderBy('id').execute();
   const rowOf = (id: string) => db().selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const txsOf = (id: string) => db().selectFrom('payout_transactions').selectAll().where('payout_id', '=', id).execute();
-  const waitStatus = (id: string, status: string) =>
-    waitFor(
-      `${id} ${status}`,
-      () => rowOf(id),
-      (p) => p.status === status,
-      { timeoutMs: 20_000 },
-    );
+  const waitStatus = (id: string, status: string) => waitForStatus(rowOf, id, status, { timeoutMs: 20_000 });
   const auditOf = async (payerId: string) =>
     (await db().selectFrom('payer_audit').select(['action', 'actor']).where('payer_id', '=', payerId).orderBy('created_at').execute())
       .map((a) => a.action)

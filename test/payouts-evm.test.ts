@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.js';
 import { startAnvil, testToken, type Anvil } from './helpers/anvil.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { applyLive, expectLedgerInvariant, newIntent } from './helpers/ledger-invariant.js';
-import { waitFor } from './helpers/wait.js';
+import { waitFor, waitForStatus } from './helpers/wait.js';
 import { openCheckout, pay } from './helpers/checkout.js';
 import { consoleHttp } from './helpers/console.js';
 
@@ -74,13 +74,7 @@ describe(`live payouts on an EVM network against Anvil (${ENGINE})`, () => {
   const payout = (body: object) =>
     s.call('live', 'POST', '/payouts', { key: merchantKey, body: { asset: 'USDT', network: 'BASE', ...body } });
   const get = async (id: string) => (await s.call('live', 'GET', `/payouts/${id}`, { key: merchantKey })).json;
-  const waitStatus = (id: string, status: string) =>
-    waitFor(
-      `${id} ${status}`,
-      () => get(id),
-      (p) => p.status === status,
-      { timeoutMs: 20_000 },
-    );
+  const waitStatus = (id: string, status: string) => waitForStatus(get, id, status, { timeoutMs: 20_000 });
   const txsOf = (id: string) =>
     s.running.database.db.selectFrom('payout_transactions').selectAll().where('payout_id', '=', id).orderBy('attempt').execute();
   const available = async (asset = 'USDT') =>

@@ -12,7 +12,7 @@ import { SolanaPayoutClient } from '../src/modules/rails/chain/solana-payout.js'
 import { TronPayoutClient } from '../src/modules/rails/chain/tron-payout.js';
 import { ENGINE, startTestServer, type TestServer } from './helpers/harness.js';
 import { applyLive, expectLedgerInvariant, newIntent } from './helpers/ledger-invariant.js';
-import { waitFor } from './helpers/wait.js';
+import { waitForStatus } from './helpers/wait.js';
 
 const TRON_KEY = '00000000000000000000000000000000000000000000000000000000000000a7';
 const TRON_DEPTH = 3;
@@ -67,13 +67,7 @@ describe(`live payouts on TRON and Solana against their peers (${ENGINE})`, () =
 
   const payout = (body: object) => s.call('live', 'POST', '/payouts', { key: merchantKey, body });
   const get = async (id: string) => (await s.call('live', 'GET', `/payouts/${id}`, { key: merchantKey })).json;
-  const waitStatus = (id: string, status: string) =>
-    waitFor(
-      `${id} ${status}`,
-      () => get(id),
-      (p) => p.status === status,
-      { timeoutMs: 20_000 },
-    );
+  const waitStatus = (id: string, status: string) => waitForStatus(get, id, status, { timeoutMs: 20_000 });
   const available = async (asset: string) =>
     (await s.call('live', 'GET', '/balances', { key: merchantKey })).json.data.find((b: { asset: string }) => b.asset === asset).available;
 

@@ -43,15 +43,20 @@ interface KeyState {
   since: number;
 }
 
+/** The Reset header's figure: whole seconds until the window ends, at least one. */
+export function resetSecondsIn(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
 function refused(limit: number, state: KeyState, now: number): RateDecision {
-  return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil((state.windowEnd - now) / 1000)) };
+  return { allowed: false, limit, remaining: 0, resetSeconds: resetSecondsIn(state.windowEnd - now) };
 }
 
 function spend(limit: number, state: KeyState, now: number): RateDecision {
   state.tokens--;
   // Unspent leased tokens are not counted as used: across processes the figure is what this one knows.
   const remaining = Math.max(0, limit - (state.counted - state.tokens));
-  return { allowed: true, limit, remaining, resetSeconds: Math.max(1, Math.ceil((state.windowEnd - now) / 1000)) };
+  return { allowed: true, limit, remaining, resetSeconds: resetSecondsIn(state.windowEnd - now) };
 }
 
 /** Answers one decision per request; limit and store per key. */

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisClientType } from 'redis';
 import type { Environment } from '../shared/scope.js';
-import { leasedLimiter, type RateDecision } from './rate-limit-leases.js';
+import { leasedLimiter, resetSecondsIn, type RateDecision } from './rate-limit-leases.js';
 
 export type { RateDecision } from './rate-limit-leases.js';
 
@@ -59,8 +59,7 @@ function limiterIn(store: BucketStore, points: number, prefix: string, duration 
 async function consumeOne(limiter: RateLimiterAbstract, limit: number, keyId: string): Promise<RateDecision> {
   const res = await consumePoints(limiter, keyId, 1);
   const consumed = res.consumedPoints;
-  const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return { allowed: consumed <= limit, limit, remaining: Math.max(0, limit - consumed), resetSeconds };
+  return { allowed: consumed <= limit, limit, remaining: Math.max(0, limit - consumed), resetSeconds: resetSecondsIn(res.msBeforeNext) };
 }
 
 export function createRateLimiter(limits: { live: number; test: number }, store: BucketStore): RateLimiter {

@@ -38,6 +38,24 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Waits until the object `read(id)` answers (an intent, a payout: its API view or its row) has `status`,
+ * and answers it.
+ */
+export function waitForStatus<T extends { status: string }>(
+  read: (id: string) => T | Promise<T>,
+  id: string,
+  status: string,
+  opts?: WaitOptions,
+): Promise<T> {
+  return waitFor(
+    `${id} ${status}`,
+    () => read(id),
+    (x) => x.status === status,
+    opts,
+  );
+}
+
 function shown(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);
