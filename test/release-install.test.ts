@@ -2,10 +2,12 @@
 // pack` makes, installed with `npm install --omit=dev` into an empty folder, with nothing of the checkout
 // beside it; then `npx cowrie migrate`, `merchants create` and `serve` (ready, then stopped by SIGTERM).
 // The tarball is packed from the dist/ that test/global-setup.ts built (`--ignore-scripts`: the build step
-// would rewrite dist/ under the feet of the other files' servers). The install compiles better-sqlite3,
-// about a minute. Engine-free: run once, in the SQLite project.
+// would rewrite dist/ under the feet of the other files' servers). better-sqlite3's native addon comes from
+// a local prebuild (prebuild-install's `local-prebuilds`, as an operator installs offline) packed from the
+// one this checkout's `npm ci` compiled from source: compiling it again took a core for a minute or two of
+// the suite, and proved nothing about the package. Engine-free: run once, in the SQLite project.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,9 +40,17 @@ describe.skipIf(ENGINE !== 'sqlite')('the release package, installed outside the
     files = info!.files.map((f) => f.path);
     app = join(work, 'app');
     mkdirSync(app);
+    const prebuilds = join(work, 'prebuilds');
+    mkdirSync(prebuilds);
+    // prebuild-install's name for it (`{name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz`); a
+    // name that does not match makes the install compile instead, as it would without one.
+    const sqlite = join(ROOT, 'node_modules', 'better-sqlite3');
+    const { version } = JSON.parse(readFileSync(join(sqlite, 'package.json'), 'utf8')) as { version: string };
+    const prebuilt = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    await run('tar', ['-czf', join(prebuilds, prebuilt), '-C', sqlite, 'build/Release/better_sqlite3.node']);
     await run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
       cwd: app,
-      env: operatorEnv({}),
+      env: operatorEnv({ npm_config_better_sqlite3_local_prebuilds: prebuilds }),
       maxBuffer: 64 << 20,
     });
   }, 600_000);
