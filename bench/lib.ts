@@ -12,8 +12,11 @@ const DAY_MS = 86_400_000;
 export const PG_ADMIN =
   process.env['COWRIE_BENCH_DATABASE_URL'] ?? process.env['COWRIE_TEST_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
 
-/** The server as `npm start` and the `cowrie` command start it (node's flag: src/cli/heap.ts). */
-export const SERVER = ['--max-semi-space-size=4', 'dist/cli/main.js'];
+/**
+ * The server as `npm start` and the `cowrie` command start it (node's flag: src/cli/heap.ts);
+ * BENCH_SEMI_SPACE_MB replaces the semi-space size to measure another (bench/README.md).
+ */
+export const SERVER = [`--max-semi-space-size=${process.env['BENCH_SEMI_SPACE_MB'] ?? 4}`, 'dist/cli/main.js'];
 /**
  * The key webhook secrets are sealed with in a benchmark's server (PostgreSQL refuses to start without
  * one); COWRIE_SECRETS_KEY in the environment replaces it.

@@ -139,6 +139,12 @@ async function engineSideBySide(engine: 'SQLite' | 'PostgreSQL', port: number): 
     if (!m || !c) return null;
     minimal.push(m);
     cowrie.push(c);
+    // Each round's pair as it came: the medians below hide a round that ran in another mode (bench/README.md,
+    // "Two modes").
+    process.stdout.write(
+      `  round ${round + 1} ${engine}: minimal ${m.rps.toFixed(0)} req/s p99 ${m.p99} ms, Cowrie ${c.rps.toFixed(0)} req/s p99 ${c.p99} ms ` +
+        `(${(c.rps / m.rps).toFixed(2)}), CPU ${c.cpuUs?.toFixed(0)} us/request\n`,
+    );
   }
   return [medianOf(minimal), medianOf(cowrie)];
 }
