@@ -23,9 +23,9 @@ const shared = {
 // the cores busy. COWRIE_TEST_WORKERS overrides it.
 const workers = Number(process.env['COWRIE_TEST_WORKERS'] ?? Math.max(2, availableParallelism() * 2));
 
-// The release package's install compiles better-sqlite3 on one core for about a minute, and files then wait
-// on it: started last (vitest's own order puts the PostgreSQL project first and small files late), it was the
-// suite's last minute with one core idle. It starts first, and overlaps with the rest.
+// The release package's test (an npm install of the packed tarball, about 20 s, mostly waiting) starts first:
+// vitest's own order puts the PostgreSQL project first and small files late, and it ran as the suite's last
+// file with a core idle. First, it overlaps with the rest.
 const FIRST = ['test/release-install.test.ts'];
 class ReleaseInstallFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -45,13 +45,13 @@ export function offsetClock(base: Clock, offsetMs: number): Clock {
 
 /** The first instant of year 10000: from there on toISOString writes a six-digit year. */
 const YEAR_10000_MS = 253_402_300_800_000;
-/** `YYYY-MM-DDTHH:MM:SS.` of a few recent whole seconds (a create writes three times of two seconds). */
+/** `YYYY-MM-DDTHH:MM:SS.` of a few recent whole seconds (a create writes three date-times, of two seconds). */
 const secondPrefixes = new Map<number, string>();
 
 /**
  * ISO 8601 in UTC with milliseconds, the one format of every date-time the API returns: toISOString's text.
  * The date and time of day are formatted once per second (a Date and its formatting per call were about
- * 2 us of a create's CPU); only the milliseconds are written per call.
+ * 1.4 us of a create's CPU); only the milliseconds are written per call.
  */
 export function isoTime(ms: number): string {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms >= YEAR_10000_MS) return new Date(ms).toISOString();
