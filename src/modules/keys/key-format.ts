@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { KeyType } from '../../db/schema.js';
 import { randomBase62 } from '../../shared/ids.js';
 import type { Environment } from '../../shared/scope.js';
@@ -31,9 +31,12 @@ export function generateKey(environment: Environment, type: KeyType): string {
   return `cwk_${environment}_${TYPE_TAG[type]}_${randomBase62(40)}`;
 }
 
-/** Keys carry 238 random bits, so a fast hash (SHA-256) is enough: no slow password hash is needed. */
+/**
+ * Keys carry 238 random bits, so a fast hash (SHA-256) is enough: no slow password hash is needed. Node's
+ * one-shot hash (every request hashes its key): half the time of a Hash object's, and none of its garbage.
+ */
 export function hashKey(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function keyHint(text: string): string {
