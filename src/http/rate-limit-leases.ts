@@ -1,6 +1,6 @@
-// The shared rate limit without a round trip per request: each process takes tokens from the shared
-// store (PostgreSQL) ahead of need, a lease, and spends them locally until the lease runs out or the
-// store's one-second window ends.
+// The rate limit without a store call per request: each process takes tokens from the store (Redis or
+// PostgreSQL, shared by every process; one process's memory with SQLite alone) ahead of need, a lease, and
+// spends them locally until the lease runs out or the store's one-second window ends.
 //
 // - Tokens are counted in the store when they are leased, before they are spent, so the processes
 //   together never admit more than the limit in a window. What a lease costs is the other way round: a
