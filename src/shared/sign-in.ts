@@ -3,9 +3,10 @@
 // secret beside it), the idle expiry, the lockout policy for passwords and PINs, TOTP second factors and
 // their single-use recovery codes, and the steps of signing in (signIn) over a small store each area
 // implements over its own repository. Passwords and PINs are hashed by ./passwords.ts.
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import * as OTPAuth from 'otpauth';
 import { verifyNobody, verifySecret } from './passwords.js';
+import { sha256Hex } from './sha256.js';
 
 /** A session ends after this long without a request. */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -19,18 +20,16 @@ export const MIN_PASSWORD_LENGTH = 12;
 /** Recovery codes given when TOTP is turned on. */
 export const RECOVERY_CODE_COUNT = 10;
 
-export const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
-
 /** A new session: the cookie's token, the stored id (its SHA-256) and the session's CSRF secret. */
 export function newSessionToken(): { token: string; id: string; csrf: string } {
   const token = randomBytes(32).toString('base64url');
-  return { token, id: sha256(token), csrf: randomBytes(24).toString('base64url') };
+  return { token, id: sha256Hex(token), csrf: randomBytes(24).toString('base64url') };
 }
 
 /** The stored id of a cookie's token; null for anything that cannot be one. */
 export function sessionIdOf(token: string | undefined): string | null {
   if (!token || !/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-  return sha256(token);
+  return sha256Hex(token);
 }
 
 /** A session row as every area stores it (beside its account's id). */
@@ -121,7 +120,7 @@ export function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
 
 /** A recovery code's stored hash; spaces, dashes and case do not matter. */
 export function recoveryCodeHash(code: string): string {
-  return sha256(`recovery:${code.toLowerCase().replace(/[\s-]/g, '')}`);
+  return sha256Hex(`recovery:${code.toLowerCase().replace(/[\s-]/g, '')}`);
 }
 
 /**

@@ -11,7 +11,7 @@
 // from pending to credited: repeated or concurrent callbacks, questions and restarts credit once. Pending
 // top-ups are asked about (STK query) from COWRIE_MPESA_QUERY_AFTER_S on, doubling to five minutes, by the
 // time jobs, in whichever process holds them, until Daraja gives a final answer.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PayerMpesaTopupRow } from '../../db/schema.js';
 import { transaction, type Db } from '../../db/transaction.js';
@@ -19,6 +19,7 @@ import { MINUTE_MS, type Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { Decimal, assetForFiat, formatAmount } from '../../shared/money.js';
+import { sha256Hex } from '../../shared/sha256.js';
 import { ConsoleError } from '../console/index.js';
 import { PAYER_ASSETS, postPayerMovement, type PayerAsset } from '../ledger/index.js';
 import { QUOTE_LOCK_MS } from '../quotes/index.js';
@@ -48,7 +49,6 @@ const MAX_QUESTION_GAP_MS = 5 * MINUTE_MS;
 
 const ACCEPTED: CallbackAnswer = { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } };
 const refused = (status: 400 | 404, desc: string): CallbackAnswer => ({ status, body: { ResultCode: 1, ResultDesc: desc } });
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export interface MpesaTopupView {
   id: string;
@@ -201,7 +201,7 @@ export class PayerMpesaTopups {
       'quoted',
       {
         status: 'pending',
-        callback_token_hash: sha256(token),
+        callback_token_hash: sha256Hex(token),
         confirmed_at: now,
         resolve_at: now + this.deps.queryAfterMs,
         updated_at: now,
@@ -261,7 +261,7 @@ export class PayerMpesaTopups {
    */
   async handleCallback(token: string, body: unknown): Promise<CallbackAnswer> {
     const ok = token.startsWith(TOPUP_TOKEN_PREFIX) && /^[A-Za-z0-9_-]{20,64}$/.test(token.slice(TOPUP_TOKEN_PREFIX.length));
-    const row = ok ? await repo.findByCallbackToken(this.deps.db, sha256(token)) : undefined;
+    const row = ok ? await repo.findByCallbackToken(this.deps.db, sha256Hex(token)) : undefined;
     if (!row) return refused(404, 'Unknown callback');
     let cb: StkCallback;
     try {

@@ -5,7 +5,7 @@
 // it before the intent moves. The rail payment's final state and the intent's move commit together
 // (rail-outcomes.ts), and a payment stays `pending` (due for a question) until then, so a crash at any
 // point leaves it to the next question, in this process or another.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RailPaymentRow } from '../../../db/schema.js';
 import type { Db } from '../../../db/transaction.js';
@@ -13,6 +13,7 @@ import type { MerchantClocks } from '../../../shared/clock.js';
 import { AppError } from '../../../shared/errors.js';
 import { newId } from '../../../shared/ids.js';
 import { Decimal } from '../../../shared/money.js';
+import { sha256Hex } from '../../../shared/sha256.js';
 import type { MerchantScope } from '../../../shared/scope.js';
 import { maskPhone, normalizeMpesaPhone } from '../payment-details.js';
 import {
@@ -62,8 +63,6 @@ export type CallbackAnswer =
 
 const ACCEPTED = { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } } as const;
 const MAX_QUESTION_GAP_MS = 5 * 60_000;
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 interface MpesaDetails {
   phone: string;
@@ -115,7 +114,7 @@ export class MpesaRail implements PaymentRail {
     const amountKes = new Decimal(intent.amount).toDecimalPlaces(0, Decimal.ROUND_CEIL).toNumber();
     const token = randomBytes(24).toString('base64url');
     const details: MpesaDetails = { phone: maskPhone(phone), amount_kes: amountKes };
-    const row = this.railPayment(request, details, sha256(token));
+    const row = this.railPayment(request, details, sha256Hex(token));
     await repo.insertRailPayment(this.opts.db, row);
     let answer;
     try {
@@ -173,7 +172,7 @@ export class MpesaRail implements PaymentRail {
    * does. Duplicates and late callbacks change nothing.
    */
   async handleCallback(token: string, body: unknown): Promise<CallbackAnswer> {
-    const row = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await repo.findByCallbackToken(this.opts.db, sha256(token)) : undefined;
+    const row = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await repo.findByCallbackToken(this.opts.db, sha256Hex(token)) : undefined;
     if (!row) return { status: 404, body: { ResultCode: 1, ResultDesc: 'Unknown callback' } };
     let cb: StkCallback;
     try {

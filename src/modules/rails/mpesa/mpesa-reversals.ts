@@ -7,11 +7,12 @@
 // connection at all) is sent again. Daraja's Transaction Status query answers through a callback too and
 // needs the reversal's own ids, so it is not used: a pending reversal is settled by its result callback
 // (ResultCode 0 succeeded, anything else failed with ResultDesc; a queue time-out failed).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MpesaReversalRow } from '../../../db/schema.js';
 import type { Db } from '../../../db/transaction.js';
 import type { MerchantClocks } from '../../../shared/clock.js';
+import { sha256Hex } from '../../../shared/sha256.js';
 import type { ProviderRefund, RefundToSend } from '../../payment-intents/index.js';
 import type { RefundDecisions } from '../../refunds/index.js';
 import * as railRepo from '../rail-payments.repo.js';
@@ -36,7 +37,6 @@ export type ReversalCallbackAnswer =
   { status: 200; body: { ResultCode: 0; ResultDesc: 'Accepted' } } | { status: 400 | 404; body: { ResultCode: 1; ResultDesc: string } };
 
 const ACCEPTED = { status: 200, body: { ResultCode: 0, ResultDesc: 'Accepted' } } as const;
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const FINAL: readonly MpesaReversalRow['state'][] = ['succeeded', 'failed'];
 const OPEN: readonly MpesaReversalRow['state'][] = ['sending', 'unsent', 'accepted'];
 
@@ -79,7 +79,7 @@ export class MpesaReversals {
       updated_at: now,
     };
     const token = randomBytes(24).toString('base64url');
-    await repo.insertReversal(this.opts.db, { ...row, callback_token_hash: sha256(token) });
+    await repo.insertReversal(this.opts.db, { ...row, callback_token_hash: sha256Hex(token) });
     return this.request(row, token);
   }
 
@@ -95,7 +95,7 @@ export class MpesaReversals {
     const token = randomBytes(24).toString('base64url');
     const moved = await repo.moveReversal(this.opts.db, row.refund_id, ['unsent'], {
       state: 'sending',
-      callback_token_hash: sha256(token),
+      callback_token_hash: sha256Hex(token),
       updated_at: this.now(),
     });
     if (!moved) return answerOf((await repo.findReversal(this.opts.db, row.refund_id)) ?? row);
@@ -155,7 +155,7 @@ export class MpesaReversals {
    * nothing.
    */
   async handleResult(token: string, kind: 'result' | 'timeout', body: unknown): Promise<ReversalCallbackAnswer> {
-    const row = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await repo.findReversalByToken(this.opts.db, sha256(token)) : undefined;
+    const row = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await repo.findReversalByToken(this.opts.db, sha256Hex(token)) : undefined;
     if (!row) return { status: 404, body: { ResultCode: 1, ResultDesc: 'Unknown callback' } };
     let result: ReversalResult;
     try {
